@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run a command inside the sid root with /dev, /proc and /sys bound, in a
+# private mount namespace so nothing stays mounted when it exits.
+# The project tree is visible at the same path inside the root.
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+[ $# -gt 0 ] || set -- bash
+exec unshare -m --propagation private bash -c '
+	set -e
+	r=$1; src=$2; shift 2
+	for d in dev dev/pts proc sys; do mount --rbind /$d "$r/$d"; done
+	mkdir -p "$r$src"
+	mount --bind "$src" "$r$src"
+	[ -e /dev/kvm ] && mount --bind /dev/null "$r/dev/kvm"
+	cd "$r$src" 2>/dev/null || true
+	exec chroot "$r" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb \
+		LANG=C.UTF-8 bash -c "cd \"$src\" 2>/dev/null; exec \"\$@\"" inroot "$@"
+' inroot "$IBCM_ROOT" "$IBCM_SRC" "$@"

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Create (or bring up to date) the Debian sid root filesystem in which the
+# module is built for Linux 7.2 and the VM tests run. The host's own apt
+# sources are never touched. Idempotent: a second run with the same package
+# list does nothing.
+set -euo pipefail
+. "$(dirname "$0")/config.sh"
+
+pkgs=$(sed -e 's/#.*//' -e "s/@KVER@/$IBCM_KVER/" "$IBCM_VM_DIR/packages.txt" | xargs)
+want=$(printf '%s\n' "$pkgs" | sha256sum | cut -c1-16)
+stamp="$IBCM_ROOT/.ibcm-stamp"
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+	echo "mkroot: $IBCM_ROOT is up to date"
+	exit 0
+fi
+
+need_host() {
+	command -v "$1" >/dev/null && return 0
+	echo "mkroot: installing $2 on the host"
+	apt-get update -qq && apt-get install -y -qq "$2" >/dev/null
+}
+need_host mmdebstrap mmdebstrap
+
+mkdir -p "$IBCM_CACHE"
+if [ ! -x "$IBCM_ROOT/usr/bin/apt-get" ]; then
+	echo "mkroot: creating $IBCM_SUITE root in $IBCM_ROOT (about 2-5 minutes)"
+	rm -rf "$IBCM_ROOT.tmp"
+	mmdebstrap --variant=apt \
+		--aptopt='Acquire::Check-Valid-Until "false"' \
+		--dpkgopt='path-exclude=/usr/share/doc/*' \
+		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
+		--include="$(echo "$pkgs" | tr ' ' ',')" \
+		"$IBCM_SUITE" "$IBCM_ROOT.tmp" || {
+		echo "mkroot: mmdebstrap failed. If a package is missing, the archive may" >&2
+		echo "mkroot: have moved on from Linux $IBCM_KVER; inside a sid root run" >&2
+		echo "mkroot: 'apt-cache madison linux-image-amd64' to see what it offers." >&2
+		exit 1
+	}
+	mv "$IBCM_ROOT.tmp" "$IBCM_ROOT"
+else
+	echo "mkroot: package list changed, installing what is missing"
+	"$IBCM_VM_DIR/inroot.sh" sh -c "apt-get -o Acquire::Check-Valid-Until=false update -qq && \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs"
+fi
+
+if [ ! -e "$IBCM_ROOT/lib/modules/$IBCM_KVER/build/Makefile" ]; then
+	echo "mkroot: Linux $IBCM_KVER headers missing in the root." >&2
+	"$IBCM_VM_DIR/inroot.sh" apt-cache madison linux-image-amd64 >&2 || true
+	exit 1
+fi
+echo "$want" >"$stamp"
+echo "mkroot: ready ($(du -sh "$IBCM_ROOT" 2>/dev/null | cut -f1))"
