@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034
 # Shared settings for the ib_cm VM harness. Sourced, not executed.
 # The one place that names the target kernel.
 

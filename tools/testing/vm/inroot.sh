@@ -5,9 +5,11 @@
 # private mount namespace so nothing stays mounted when it exits.
 # The project tree is visible at the same path inside the root.
 set -euo pipefail
+# shellcheck source=tools/testing/vm/config.sh
 . "$(dirname "$0")/config.sh"
 
 [ $# -gt 0 ] || set -- bash
+# shellcheck disable=SC2016 # expanded by the inner shell
 exec unshare -m --propagation private bash -c '
 	set -e
 	r=$1; src=$2; shift 2

@@ -6,13 +6,37 @@
 # sources are never touched. Idempotent: a second run with the same package
 # list does nothing.
 set -euo pipefail
+# shellcheck source=tools/testing/vm/config.sh
 . "$(dirname "$0")/config.sh"
 
 pkgs=$(sed -e 's/#.*//' -e "s/@KVER@/$IBCM_KVER/" "$IBCM_VM_DIR/packages.txt" | xargs)
 want=$(printf '%s\n' "$pkgs" | sha256sum | cut -c1-16)
 stamp="$IBCM_ROOT/.ibcm-stamp"
 
+# The headers package lacks a few scripts of the kernel tree that the
+# build checks need (sparse's checker-valid.sh, checkpatch.pl and its data
+# files). Take just those from the linux-source tarball in the root.
+kscripts() {
+	local dir="$IBCM_CACHE/kernel-scripts" tarball
+	local files="checker-valid.sh checkpatch.pl spelling.txt const_structs.checkpatch"
+	local hdr="$IBCM_ROOT/usr/src/linux-headers-${IBCM_KVER%-*}-common/scripts"
+	local f pats=()
+	if [ ! -f "$dir/.done" ]; then
+		tarball=$(find "$IBCM_ROOT/usr/src" -maxdepth 1 -name 'linux-source-*.tar.xz' | head -n1)
+		tarball=${tarball##*/}
+		echo "mkroot: extracting kernel scripts from $tarball"
+		rm -rf "$dir" && mkdir -p "$dir"
+		for f in $files; do pats+=("*/scripts/$f"); done
+		tar -xJf "$IBCM_ROOT/usr/src/$tarball" -C "$dir" --strip-components=2 \
+			--wildcards "${pats[@]}"
+		touch "$dir/.done"
+	fi
+	# kbuild looks for checker-valid.sh next to its own scripts.
+	[ -e "$hdr/checker-valid.sh" ] || install -m 755 "$dir/checker-valid.sh" "$hdr/"
+}
+
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+	kscripts
 	echo "mkroot: $IBCM_ROOT is up to date"
 	exit 0
 fi
@@ -51,5 +75,6 @@ if [ ! -e "$IBCM_ROOT/lib/modules/$IBCM_KVER/build/Makefile" ]; then
 	"$IBCM_VM_DIR/inroot.sh" apt-cache madison linux-image-amd64 >&2 || true
 	exit 1
 fi
+kscripts
 echo "$want" >"$stamp"
 echo "mkroot: ready ($(du -sh "$IBCM_ROOT" 2>/dev/null | cut -f1))"

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Out-of-tree entry point for ib_cm.  Kbuild describes the module itself;
+# this file only decides where and how kbuild runs.
+#
+# With a Linux 7.2 build tree at KDIR (the default is the running kernel's)
+# the module is built right here.  Without one, as on a Debian 12 host, the
+# build runs inside the cached Debian sid root (tools/testing/vm/mkroot.sh
+# creates it on first use) against that root's 7.2 headers.
+
+SHELL := /bin/bash
+
+SRC := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+VM := $(SRC)/tools/testing/vm
+ROOT_KVER := $(shell . $(VM)/config.sh && echo $$IBCM_KVER)
+
+KDIR ?= /lib/modules/$(shell uname -r)/build
+KDIR_REL := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+
+# An explicit KDIR is always honoured; the default only if it is a 7.2 tree.
+ifneq ($(filter command line environment,$(origin KDIR)),)
+NATIVE := 1
+else ifneq ($(filter 7.2.%,$(KDIR_REL)),)
+NATIVE := 1
+else
+NATIVE :=
+endif
+
+ifeq ($(NATIVE),1)
+KVER := $(KDIR_REL)
+KMAKE = $(MAKE) -C $(KDIR) M=$(SRC)
+else
+KVER := $(ROOT_KVER)
+KMAKE = $(VM)/mkroot.sh >&2 && $(VM)/inroot.sh make -C /lib/modules/$(KVER)/build M=$(SRC)
+endif
+
+# Extra kbuild arguments, e.g. "make KBUILD_ARGS='W=1 KCFLAGS=-Werror'".
+KBUILD_ARGS ?=
+SOURCES := cm.c cm_msgs.h cm_trace.h include/rdma/ib_cm.h
+
+all: modules
+
+modules:
+	$(KMAKE) $(KBUILD_ARGS) modules
+
+# The warning-clean build that "make check" insists on.
+werror:
+	$(KMAKE) W=1 KCFLAGS=-Werror modules
+
+# kbuild does not fail on sparse warnings, so look for them in its output.
+sparse:
+	@set -o pipefail; log=$$(mktemp); \
+	$(KMAKE) C=2 modules 2>&1 | tee $$log; \
+	if grep -E '(warning|error):' $$log >/dev/null; then \
+		rm -f $$log; echo "sparse: warnings found" >&2; exit 1; fi; \
+	rm -f $$log
+
+checkpatch:
+	$(SRC)/tools/testing/checkpatch.sh $(SOURCES)
+
+install:
+ifeq ($(NATIVE),1)
+	install -D -m 644 $(SRC)/ib_cm.ko $(INSTALL_MOD_PATH)/lib/modules/$(KVER)/updates/ib_cm.ko
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) -a $(KVER)
+else
+	@echo "install: no Linux 7.2 build tree at $(KDIR); this host does not run" >&2
+	@echo "install: 7.2, so there is nothing to install into. Use 'make vm-test'." >&2
+	@exit 1
+endif
+
+clean:
+	$(KMAKE) clean
+	rm -rf $(SRC)/out
+
+demo:
+	$(VM)/run.sh --demo
+
+vm-test:
+	$(VM)/run.sh $(if $(STOCK),--stock) $(T)
+
+check:
+	$(SRC)/tools/testing/check.sh
+
+.PHONY: all modules werror sparse checkpatch install clean demo vm-test check
