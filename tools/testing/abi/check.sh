@@ -10,8 +10,9 @@
 # MODULE defaults to ib_cm.ko in the repository root (built by "make").
 # HEADER, the header whose constants are compared with the kernel's,
 # defaults to our include/rdma/ib_cm.h.  --self-test compares the stock
-# module and header with themselves, which must pass.  Output is TAP: one line per type, export and constant; the
-# exit status is non-zero if any of them differs or is missing.
+# module and header with themselves, which must pass.  Output is TAP: one
+# line per type, export and constant; the exit status is non-zero if any
+# of them differs or is missing.
 #
 # How: the reference is the BTF of the stock module from the sid root.
 # Our module's BTF is used as is when kbuild produced it; otherwise its
@@ -96,7 +97,11 @@ result() {
 
 xz -dc "$stock_xz" >"$work/stock.ko"
 vmlinux=$build/vmlinux
-[ -f "$vmlinux" ] || { echo "abi: $vmlinux missing (no base BTF)" >&2; exit 1; }
+die() {
+	echo "abi: $*" >&2
+	exit 1
+}
+[ -f "$vmlinux" ] || die "$vmlinux missing (no base BTF)"
 
 if [ -n "$self_test" ]; then
 	module=$work/stock.ko
@@ -105,8 +110,8 @@ if [ -n "$self_test" ]; then
 fi
 header=${header:-$IBCM_SRC/include/rdma/ib_cm.h}
 case $header in /*) ;; *) header=$PWD/$header ;; esac
-[ -f "$module" ] || { echo "abi: $module not found; build it first (make)" >&2; exit 1; }
-[ -f "$header" ] || { echo "abi: $header not found" >&2; exit 1; }
+[ -f "$module" ] || die "$module not found; build it first (make)"
+[ -f "$header" ] || die "$header not found"
 echo "# stock: $stock_xz"
 echo "# ours:  $module"
 
@@ -116,13 +121,13 @@ ours=$module
 readelf -SW "$module" >"$work/sections.txt"
 if ! grep -q ' \.BTF ' "$work/sections.txt"; then
 	if ! grep -q ' \.debug_info ' "$work/sections.txt"; then
-		echo "abi: $module has neither BTF nor DWARF; nothing to compare" >&2
-		exit 1
+		die "$module has neither BTF nor DWARF; nothing to compare"
 	fi
 	echo "# ours has no BTF; encoding its DWARF with pahole $(pahole --version)"
 	ours=$work/ours.btf
 	pahole -J --btf_base "$vmlinux" --btf_encode_detached="$ours" \
-		--btf_features=encode_force,var,float,enum64,decl_tag,type_tag,optimized_func,consistent_func \
+		--btf_features=encode_force,var,float,enum64,decl_tag,type_tag \
+		--btf_features=optimized_func,consistent_func \
 		"$module" >"$work/pahole.log" 2>&1 || {
 		cat "$work/pahole.log" >&2
 		exit 1
@@ -154,17 +159,17 @@ probe=$work/consts
 python3 "$abi_dir/btfabi.py" gen-consts --list "$abi_dir/consts.txt" \
 	--scan "$stock_hdr" --ours-header "$header" "$probe"
 make -C "$build" M="$probe" modules >"$probe/build.log" 2>&1 || true
-if [ -f "$probe/.stock_consts.o.cmd" ] && [ -f "$probe/.ours_consts.o.cmd" ]; then
-	if grep -qE "$kernel_copy" "$probe/.stock_consts.o.cmd"; then
-		result ok "constants probe read the kernel's ib_cm.h"
-	else
-		result "not ok" "constants probe read the kernel's ib_cm.h"
-	fi
-	if grep -qF "$header" "$probe/.ours_consts.o.cmd"; then
-		result ok "constants probe read $header"
-	else
-		result "not ok" "constants probe read $header"
-	fi
+# Which header did each half of the probe read?  (Missing .o.cmd: it
+# did not compile, and the constants below say why.)
+if grep -qsE "$kernel_copy" "$probe/.stock_consts.o.cmd"; then
+	result ok "constants probe read the kernel's ib_cm.h"
+else
+	result "not ok" "constants probe read the kernel's ib_cm.h"
+fi
+if grep -qsF "$header" "$probe/.ours_consts.o.cmd"; then
+	result ok "constants probe read $header"
+else
+	result "not ok" "constants probe read $header"
 fi
 
 python3 "$abi_dir/btfabi.py" check --base "$vmlinux" \
