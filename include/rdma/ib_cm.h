@@ -376,8 +376,8 @@ struct ib_cm_event;
  * @cm_id once the callback is over; the user must not touch @cm_id after
  * such a return.
  *
- * Context: Process context, from the CM's workqueue; may sleep.  Events
- * for one cm_id are delivered one at a time, in order.  The callback may
+ * Context: Process context (a workqueue of the CM or of the MAD layer);
+ * may sleep.  Events for one cm_id are delivered one at a time, in order.  The callback may
  * call the ib_send_cm_*() functions, ib_prepare_cm_mra(), ib_cm_notify()
  * and ib_cm_init_qp_attr() for @cm_id.
  *
@@ -830,15 +830,17 @@ int ib_cm_listen(struct ib_cm_id *cm_id, __be64 service_id);
  * @service_id: Service ID (big-endian) to listen on.
  *
  * If an id already listens on @service_id on @device with the same
- * @cm_handler, it is shared: its use count goes up and it is returned.
+ * @cm_handler and a NULL context, it is shared: its use count goes up and
+ * it is returned.
  * Otherwise a new listening id is created with a NULL context.  Each
  * successful call must be balanced by one ib_destroy_cm_id() on the
  * returned id; the listener goes away with its last user.
  *
  * Context: Process context; may sleep.
  * Return: The listening id; ERR_PTR(-EINVAL) if @service_id is already
- * taken by a listener with another handler; ERR_PTR(-ENOMEM) (or another
- * ERR_PTR() from ib_create_cm_id()) if a new id cannot be created.
+ * taken by a listener with another handler or a context (as made by
+ * ib_cm_listen()), or lies in the CM's own range; ERR_PTR(-ENOMEM) if a
+ * new id cannot be allocated.
  */
 struct ib_cm_id *ib_cm_insert_listen(struct ib_device *device,
 				     ib_cm_handler cm_handler,
@@ -853,8 +855,7 @@ struct ib_cm_id *ib_cm_insert_listen(struct ib_device *device,
  * the outcome arrives as IB_CM_REP_RECEIVED, IB_CM_REJ_RECEIVED or
  * IB_CM_REQ_ERROR.
  *
- * Context: Process context; does not sleep.  May be called from a CM
- * handler.
+ * Context: Process context; may sleep.  May be called from a CM handler.
  * Return: 0 if the REQ is on its way; -EINVAL if @cm_id is not idle or
  * @param is unusable (private data too long, bad path); -ENOMEM; or an
  * error from the MAD layer.
@@ -890,8 +891,8 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id,
  *
  * The id moves to IB_CM_ESTABLISHED.
  *
- * Context: Any context; does not sleep.  May be called from @cm_id's
- * handler.
+ * Context: Process context; may sleep (the private data is copied with a
+ * sleeping allocation).  May be called from @cm_id's handler.
  * Return: 0 on success; -EINVAL in the wrong state or with too much
  * private data; -ENOMEM; or an error from the MAD layer.
  */
@@ -931,8 +932,8 @@ int ib_send_cm_dreq(struct ib_cm_id *cm_id,
  * In state IB_CM_DREQ_RCVD the id moves to IB_CM_TIMEWAIT, even when the
  * DREP itself cannot be sent.
  *
- * Context: Any context; does not sleep.  May be called from @cm_id's
- * handler.
+ * Context: Process context; may sleep (the private data is copied with a
+ * sleeping allocation).  May be called from @cm_id's handler.
  * Return: 0 on success; -EINVAL in the wrong state or with too much
  * private data; -ENOMEM; or an error from the MAD layer.
  */
@@ -947,13 +948,15 @@ int ib_send_cm_drep(struct ib_cm_id *cm_id,
  *	IB_EVENT_COMM_EST, a message arrived on the QP before the RTU did
  *	(the id becomes established and its handler gets
  *	IB_CM_USER_ESTABLISHED); IB_EVENT_PATH_MIG, the QP has moved to its
- *	alternate path (the CM swaps its primary and alternate paths).
+ *	alternate path (the CM sends on the alternate path from now on).
  *
  * Context: Any context, including a QP event handler running in atomic
  * context; does not sleep.
  * Return: 0 on success; -EISCONN if IB_EVENT_COMM_EST arrives on an
- * already established id; -EINVAL for other states and other events;
- * -ENOMEM if the event cannot be queued.
+ * already established id; -EINVAL for any other event, for
+ * IB_EVENT_COMM_EST before our REP was sent, and for IB_EVENT_PATH_MIG
+ * unless the id is established with no LAP exchange under way; -ENOMEM
+ * if the event cannot be queued; -ENODEV if the device is going away.
  */
 int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event);
 
@@ -1031,8 +1034,7 @@ int ib_cm_init_qp_attr(struct ib_cm_id *cm_id,
  * The id moves to IB_CM_SIDR_REQ_SENT; IB_CM_SIDR_REP_RECEIVED or
  * IB_CM_SIDR_REQ_ERROR follows.
  *
- * Context: Process context; does not sleep.  May be called from a CM
- * handler.
+ * Context: Process context; may sleep.  May be called from a CM handler.
  * Return: 0 if the request is on its way; -EINVAL if @cm_id is not idle
  * or @param is unusable; -ENOMEM; or an error from the MAD layer.
  */
