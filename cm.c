@@ -1,0 +1,3854 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * ib_cm - the InfiniBand Communication Manager.
+ *
+ * This module runs the connection protocols of IBTA Vol 1 chapter 12 on
+ * QP1 of every CM-capable port: REQ/MRA/REJ/REP/RTU to connect, DREQ/DREP
+ * to disconnect, SIDR_REQ/SIDR_REP to resolve UD service IDs, and it
+ * accepts LAP and APR.  Its users (rdma_cm, SRP, IPoIB...) see the API of
+ * include/rdma/ib_cm.h.
+ *
+ * How things flow
+ * ---------------
+ * Every input becomes a struct cm_work queued on one ordered workqueue,
+ * cm.wq: received MADs (cm_recv_handler), send failures and timeouts
+ * (cm_send_handler), the end of timewait (a delayed work per cm_id) and
+ * ib_cm_notify(COMM_EST).  A work item looks up the cm_id, performs the
+ * state transition under the id's lock and then, with no lock held, calls
+ * the id's handler.  Because the workqueue is ordered, events for one id
+ * reach the handler one at a time and in arrival order, and the handler
+ * and context are read from the id afresh for each event.
+ *
+ * The transitions for each received message are in one function per
+ * message, named after it (cm_recv_req(), cm_recv_rep()...); each begins
+ * with a switch over the states in which the message is accepted.  The
+ * API calls that send (ib_send_cm_*()) check and change the state under
+ * the same lock.
+ *
+ * Lifetime
+ * --------
+ * A cm_id_priv is reference counted.  The user holds one reference from
+ * ib_create_cm_id() (or from the REQ_RECEIVED/SIDR_REQ_RECEIVED event that
+ * handed it over) until ib_destroy_cm_id().  Each queued work, each send
+ * awaiting its completion and a pending timewait hold one more.  The
+ * memory outlives ib_destroy_cm_id() while the connection is in timewait,
+ * so that its local ID stays reserved and duplicates are still answered;
+ * it is freed (after an RCU grace period) when the last reference goes.
+ * ib_destroy_cm_id() marks the id destroyed, which stops any further
+ * callback, and waits until a callback already running has returned.
+ *
+ * Locking
+ * -------
+ * cm.lock (irq-safe) protects the lookup trees (listeners, remote comm
+ *   IDs, remote QPNs, SIDR requests) and the device list.
+ * cm_id_priv->lock (irq-safe) protects the id's state and protocol
+ *   fields.  It may be taken before cm.lock, never after it.
+ * cm_device->agent_lock (rwlock) keeps a port's MAD agents from going
+ *   away while a send is being prepared.
+ * Local IDs live in an xarray with its own lock; lookups by local ID run
+ * under RCU and take a reference with refcount_inc_not_zero().
+ * No lock is held while a handler runs.
+ */
+
+#include <linux/completion.h>
+#include <linux/err.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/rbtree.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/sysfs.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_sa.h>
+#include <rdma/ib_sysfs.h>
+#include <rdma/ib_verbs.h>
+
+#include "cm_msgs.h"
+
+#define CREATE_TRACE_POINTS
+#include "cm_trace.h"
+
+MODULE_AUTHOR("The ib_cm project");
+MODULE_DESCRIPTION("InfiniBand Communication Manager");
+MODULE_LICENSE("Dual BSD/GPL");
+
+/*
+ * Exported by ib_core but declared only in its private header, which
+ * is not shipped with the kernel headers.
+ */
+int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
+				   const struct attribute_group **groups);
+void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
+				      const struct attribute_group **groups);
+
+/* Service timeout we put in every MRA we send (about 69 seconds). */
+#define CM_MRA_SERVICE_TIMEOUT_VALUE	24
+
+/* Counters kept per port, in the groups the sysfs directories show. */
+enum cm_counter_group {
+	CM_XMIT,
+	CM_XMIT_RETRIES,
+	CM_RECV,
+	CM_RECV_DUPLICATES,
+	CM_RECV_DROPPED,
+	CM_COUNTER_GROUPS
+};
+
+#define CM_ATTR_FIRST		0x10
+#define CM_ATTR_COUNT		11	/* REQ (0x10) .. APR (0x1A) */
+
+/* Why a received MAD was dropped; shown in the cm_rx_drops group. */
+enum cm_drop_reason {
+	CM_DROP_LENGTH,		/* shorter than a CM MAD */
+	CM_DROP_VERSION,	/* base or class version we do not speak */
+	CM_DROP_METHOD,		/* not a SEND */
+	CM_DROP_ATTR,		/* attribute ID outside REQ..APR */
+	CM_DROP_FIELD,		/* a field value outside its range */
+	CM_DROP_NOMEM,		/* no memory to process it */
+	CM_DROP_REASONS
+};
+
+struct cm_device;
+
+/**
+ * struct cm_port - the CM on one port of a device
+ * @cm_dev: the device this port belongs to
+ * @mad_agent: sends and receives CM MADs on QP1
+ * @rep_agent: send-only agent for REPs, so that REQs waiting in the MAD
+ *	layer's flow-control window never starve the REPs that answer them
+ * @port_num: the port number (from 1)
+ * @counters: message counters, by group and attribute
+ * @drops: received MADs dropped, by reason
+ */
+struct cm_port {
+	struct cm_device *cm_dev;
+	struct ib_mad_agent *mad_agent;
+	struct ib_mad_agent *rep_agent;
+	u32 port_num;
+	atomic_long_t counters[CM_RECV_DUPLICATES + 1][CM_ATTR_COUNT];
+	atomic_long_t drops[CM_DROP_REASONS];
+};
+
+/**
+ * struct cm_device - the CM's state for one RDMA device
+ * @kref: held by the client registration and by each address vector
+ * @list: entry in cm.devices
+ * @ib_device: the device
+ * @agent_lock: readers prepare sends; the writer clears the agents
+ * @going_down: set under cm.lock when the device is being removed
+ * @ack_delay: the CA's local ACK delay (IBTA encoding)
+ * @nports: number of entries in @port
+ * @port: per port state, NULL where the port has no CM
+ */
+struct cm_device {
+	struct kref kref;
+	struct list_head list;
+	struct ib_device *ib_device;
+	rwlock_t agent_lock;
+	bool going_down;
+	u8 ack_delay;
+	u32 nports;
+	struct cm_port *port[] __counted_by(nports);
+};
+
+/**
+ * struct cm_av - where messages of a connection go, and how
+ * @port: the local port (holds a reference on its device)
+ * @ah_attr: address vector of the peer (holds a GID attribute reference)
+ * @pkey_index: P_Key index to send with
+ * @dlid_datapath: DLID for the data path when it differs from the CM's
+ * @timeout: local ACK timeout for the QP, IBTA encoding
+ */
+struct cm_av {
+	struct cm_port *port;
+	struct rdma_ah_attr ah_attr;
+	u16 pkey_index;
+	u16 dlid_datapath;
+	u8 timeout;
+};
+
+/**
+ * struct cm_id_priv - the CM's private part of a communication identifier
+ * @id: the part consumers see
+ * @lock: protects the state and the protocol fields below
+ * @refcount: see "Lifetime" at the top of this file
+ * @cb_done: woken when a callback of this id returns
+ * @cb_task: the task running this id's handler, or NULL
+ * @destroyed: ib_destroy_cm_id() was called; no more callbacks
+ * @listen_node: entry in cm.listen_tree (state LISTEN)
+ * @listen_sharecount: users of a listener shared by ib_cm_insert_listen(),
+ *	protected by cm.lock
+ * @remote_id_node: entry in cm.remote_id_tree, keyed by remote comm ID
+ *	and CA GUID, used to recognise duplicates
+ * @remote_qp_node: entry in cm.remote_qp_tree, keyed by remote QPN and CA
+ *	GUID, used to find stale connections
+ * @sidr_node: entry in cm.sidr_tree while a received SIDR_REQ is pending
+ * @timewait_work: ends timewait
+ * @msg: the send that is retried until answered (REQ, REP, DREQ, SIDR_REQ)
+ * @tid: transaction ID of the exchange this id takes part in
+ * @av: primary path
+ * @alt_av: alternate path (ah_attr is zero when there is none)
+ * @remote_ca_guid: the peer CA's GUID
+ * @local_qpn: our QP (or SIDR QP)
+ * @remote_qpn: the peer's QP
+ * @sq_psn: our send queue's starting PSN
+ * @rq_psn: our receive queue's starting PSN
+ * @pkey: P_Key of the connection
+ * @qp_type: transport of the connection
+ * @path_mtu: MTU of the path
+ * @timeout_ms: how long to wait for the answer to @msg
+ * @max_cm_retries: how often @msg is resent
+ * @responder_resources: RDMA reads/atomics we accept
+ * @initiator_depth: RDMA reads/atomics we issue
+ * @retry_count: transport retry count
+ * @rnr_retry_count: RNR retry count
+ * @target_ack_delay: the peer's ACK delay from its REP
+ * @service_timeout: timeout added by a received MRA
+ * @sidr_gid: source GID of a received SIDR_REQ (with @sidr_lid, its key)
+ * @sidr_lid: source LID of a received SIDR_REQ
+ * @rcu: frees the structure after lookups under RCU are done with it
+ */
+struct cm_id_priv {
+	struct ib_cm_id id;
+
+	spinlock_t lock;
+	refcount_t refcount;
+	wait_queue_head_t cb_done;
+	struct task_struct *cb_task;
+	bool destroyed;
+
+	struct rb_node listen_node;
+	int listen_sharecount;
+	struct rb_node remote_id_node;
+	struct rb_node remote_qp_node;
+	struct rb_node sidr_node;
+
+	struct delayed_work timewait_work;
+	struct ib_mad_send_buf *msg;
+	__be64 tid;
+
+	struct cm_av av;
+	struct cm_av alt_av;
+
+	__be64 remote_ca_guid;
+	__be32 local_qpn;
+	__be32 remote_qpn;
+	__be32 sq_psn;
+	__be32 rq_psn;
+	__be16 pkey;
+	enum ib_qp_type qp_type;
+	enum ib_mtu path_mtu;
+	int timeout_ms;
+	u8 max_cm_retries;
+	u8 responder_resources;
+	u8 initiator_depth;
+	u8 retry_count;
+	u8 rnr_retry_count;
+	u8 target_ack_delay;
+	u8 service_timeout;
+	union ib_gid sidr_gid;
+	u16 sidr_lid;
+	struct rcu_head rcu;
+};
+
+/* What a cm_work carries in. */
+enum cm_work_kind {
+	CM_WORK_RECV,		/* a received MAD */
+	CM_WORK_SEND_ERROR,	/* a retried send failed or timed out */
+	CM_WORK_ESTABLISH,	/* ib_cm_notify(IB_EVENT_COMM_EST) */
+};
+
+/**
+ * struct cm_work - one input for the state machine
+ * @work: queued on cm.wq
+ * @kind: what happened
+ * @port: port it happened on (receives)
+ * @recv_wc: the received MAD, freed after processing
+ * @cm_id_priv: the id concerned (send errors, establish), with a reference
+ * @msg: the failed send (send errors), with its id reference
+ * @status: completion status of the failed send
+ * @path: primary and alternate path built from a REQ or LAP
+ */
+struct cm_work {
+	struct work_struct work;
+	enum cm_work_kind kind;
+	struct cm_port *port;
+	struct ib_mad_recv_wc *recv_wc;
+	struct cm_id_priv *cm_id_priv;
+	struct ib_mad_send_buf *msg;
+	enum ib_wc_status status;
+	struct sa_path_rec path[2];
+};
+
+static struct {
+	spinlock_t lock;
+	struct list_head devices;
+	struct rb_root listen_tree;
+	struct rb_root remote_id_tree;
+	struct rb_root remote_qp_tree;
+	struct rb_root sidr_tree;
+	struct xarray local_ids;
+	u32 local_id_next;
+	u32 local_id_mask;
+	u64 next_service_id;
+	atomic64_t tid_seq;
+	struct workqueue_struct *wq;
+} cm = {
+	.lock = __SPIN_LOCK_UNLOCKED(cm.lock),
+	.devices = LIST_HEAD_INIT(cm.devices),
+	.listen_tree = RB_ROOT,
+	.remote_id_tree = RB_ROOT,
+	.remote_qp_tree = RB_ROOT,
+	.sidr_tree = RB_ROOT,
+	.local_ids = XARRAY_INIT(cm.local_ids, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ),
+};
+
+static int cm_add_one(struct ib_device *device);
+static void cm_remove_one(struct ib_device *device, void *client_data);
+
+static struct ib_client cm_client = {
+	.name = "cm",
+	.add = cm_add_one,
+	.remove = cm_remove_one,
+};
+
+static inline struct cm_id_priv *to_priv(struct ib_cm_id *cm_id)
+{
+	return container_of(cm_id, struct cm_id_priv, id);
+}
+
+/* ---------------------------------------------------------------------
+ * Small conversions
+ */
+
+/*
+ * A 5-bit IBTA time value t stands for 4.096us * 2^t; rounded to
+ * milliseconds that is 2^(t-8), at least 1.
+ */
+static int cm_iba_to_ms(unsigned int t)
+{
+	return 1 << max_t(int, (int)t - 8, 0);
+}
+
+/*
+ * Local ACK timeout for a QP: the round trip of a packet (twice its
+ * lifetime, i.e. lifetime + 1 in the logarithmic encoding) plus the
+ * ACK delay of the responding CA; the sum of two powers of two is
+ * rounded up to the next one.
+ */
+static u8 cm_ack_timeout(u8 ca_ack_delay, u8 packet_life_time)
+{
+	unsigned int rtt = packet_life_time + 1;
+	unsigned int hi = max_t(unsigned int, rtt, ca_ack_delay);
+	unsigned int lo = min_t(unsigned int, rtt, ca_ack_delay);
+
+	/* 2^hi + 2^lo needs one more bit unless 2^lo is small in comparison */
+	if (lo + 1 >= hi)
+		hi++;
+	return min(hi, 31U);
+}
+
+static bool cm_attr_valid(__be16 attr_id)
+{
+	u16 id = be16_to_cpu(attr_id);
+
+	return id >= CM_ATTR_FIRST && id < CM_ATTR_FIRST + CM_ATTR_COUNT;
+}
+
+static unsigned int cm_attr_index(__be16 attr_id)
+{
+	return be16_to_cpu(attr_id) - CM_ATTR_FIRST;
+}
+
+static void cm_count(struct cm_port *port, enum cm_counter_group group,
+		     __be16 attr_id, long n)
+{
+	if (port && cm_attr_valid(attr_id))
+		atomic_long_add(n, &port->counters[group][cm_attr_index(attr_id)]);
+}
+
+static void cm_count_drop(struct cm_port *port, enum cm_drop_reason why)
+{
+	atomic_long_inc(&port->drops[why]);
+}
+
+/* ---------------------------------------------------------------------
+ * Devices and address vectors
+ */
+
+static void cm_device_release(struct kref *kref)
+{
+	struct cm_device *cm_dev = container_of(kref, struct cm_device, kref);
+	u32 i;
+
+	for (i = 0; i < cm_dev->nports; i++)
+		kfree(cm_dev->port[i]);
+	kfree(cm_dev);
+}
+
+static void cm_device_put(struct cm_device *cm_dev)
+{
+	kref_put(&cm_dev->kref, cm_device_release);
+}
+
+static void cm_av_set_port(struct cm_av *av, struct cm_port *port)
+{
+	if (av->port == port)
+		return;
+	if (port)
+		kref_get(&port->cm_dev->kref);
+	if (av->port)
+		cm_device_put(av->port->cm_dev);
+	av->port = port;
+}
+
+static void cm_av_release(struct cm_av *av)
+{
+	rdma_destroy_ah_attr(&av->ah_attr);
+	cm_av_set_port(av, NULL);
+}
+
+/* Move @src into @dst, releasing what @dst held. */
+static void cm_av_move(struct cm_av *dst, struct cm_av *src)
+{
+	cm_av_set_port(dst, src->port);
+	cm_av_set_port(src, NULL);
+	rdma_move_ah_attr(&dst->ah_attr, &src->ah_attr);
+	dst->pkey_index = src->pkey_index;
+	dst->dlid_datapath = src->dlid_datapath;
+	dst->timeout = src->timeout;
+}
+
+/* The CM port a path starts from: the GID attribute's, or the SGID's. */
+static struct cm_port *cm_port_of_path(struct sa_path_rec *path,
+				       const struct ib_gid_attr *sgid_attr)
+{
+	const struct ib_gid_attr *found = NULL;
+	struct cm_port *port = NULL;
+	struct cm_device *cm_dev;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cm.lock, flags);
+	list_for_each_entry(cm_dev, &cm.devices, list) {
+		u32 num;
+
+		if (sgid_attr) {
+			if (cm_dev->ib_device != sgid_attr->device)
+				continue;
+			num = sgid_attr->port_num;
+		} else {
+			found = rdma_find_gid(cm_dev->ib_device, &path->sgid,
+					      sa_conv_pathrec_to_gid_type(path),
+					      NULL);
+			if (IS_ERR(found))
+				continue;
+			num = found->port_num;
+			rdma_put_gid_attr(found);
+		}
+		if (num >= 1 && num <= cm_dev->nports)
+			port = cm_dev->port[num - 1];
+		break;
+	}
+	spin_unlock_irqrestore(&cm.lock, flags);
+	return port;
+}
+
+/*
+ * Fill @av for sending along @path.  May sleep (RoCE route resolution),
+ * so it is called without locks and the result is moved into the id.
+ */
+static int cm_av_from_path(struct cm_av *av, struct sa_path_rec *path,
+			   const struct ib_gid_attr *sgid_attr)
+{
+	struct rdma_ah_attr ah_attr;
+	struct cm_port *port;
+	u16 pkey_index;
+	int ret;
+
+	port = cm_port_of_path(path, sgid_attr);
+	if (!port)
+		return -EINVAL;
+	ret = ib_find_cached_pkey(port->cm_dev->ib_device, port->port_num,
+				  be16_to_cpu(path->pkey), &pkey_index);
+	if (ret)
+		return ret;
+	ret = ib_init_ah_attr_from_path(port->cm_dev->ib_device,
+					port->port_num, path, &ah_attr,
+					sgid_attr);
+	if (ret)
+		return ret;
+	cm_av_set_port(av, port);
+	rdma_move_ah_attr(&av->ah_attr, &ah_attr);
+	av->pkey_index = pkey_index;
+	av->timeout = path->packet_life_time + 1;
+	return 0;
+}
+
+/* Fill @av to answer the sender of a received MAD. */
+static int cm_av_from_wc(struct cm_av *av, struct cm_port *port,
+			 struct ib_mad_recv_wc *recv_wc)
+{
+	struct rdma_ah_attr ah_attr;
+	int ret;
+
+	ret = ib_init_ah_attr_from_wc(port->cm_dev->ib_device, port->port_num,
+				      recv_wc->wc, recv_wc->recv_buf.grh,
+				      &ah_attr);
+	if (ret)
+		return ret;
+	cm_av_set_port(av, port);
+	rdma_move_ah_attr(&av->ah_attr, &ah_attr);
+	av->pkey_index = recv_wc->wc->pkey_index;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Identifiers: allocation, references, lookup trees
+ */
+
+static void cm_free_rcu(struct rcu_head *rcu)
+{
+	kfree(container_of(rcu, struct cm_id_priv, rcu));
+}
+
+static void cm_unlink_node(struct rb_node *node, struct rb_root *root)
+{
+	if (!RB_EMPTY_NODE(node)) {
+		rb_erase(node, root);
+		RB_CLEAR_NODE(node);
+	}
+}
+
+/* Take @p out of the trees that describe its peer. */
+static void cm_unlink_remote_locked(struct cm_id_priv *p)
+{
+	lockdep_assert_held(&cm.lock);
+	cm_unlink_node(&p->remote_id_node, &cm.remote_id_tree);
+	cm_unlink_node(&p->remote_qp_node, &cm.remote_qp_tree);
+	cm_unlink_node(&p->sidr_node, &cm.sidr_tree);
+}
+
+static void cm_unlink_remote(struct cm_id_priv *p)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cm.lock, flags);
+	cm_unlink_remote_locked(p);
+	spin_unlock_irqrestore(&cm.lock, flags);
+}
+
+static void cm_free_id(struct cm_id_priv *p)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cm.lock, flags);
+	cm_unlink_node(&p->listen_node, &cm.listen_tree);
+	cm_unlink_remote_locked(p);
+	spin_unlock_irqrestore(&cm.lock, flags);
+	xa_erase_irq(&cm.local_ids, be32_to_cpu(p->id.local_id) ^
+		     cm.local_id_mask);
+	cm_av_release(&p->av);
+	cm_av_release(&p->alt_av);
+	call_rcu(&p->rcu, cm_free_rcu);
+}
+
+static void cm_get_id(struct cm_id_priv *p)
+{
+	refcount_inc(&p->refcount);
+}
+
+static void cm_put_id(struct cm_id_priv *p)
+{
+	if (refcount_dec_and_test(&p->refcount))
+		cm_free_id(p);
+}
+
+static void cm_timewait_expired(struct work_struct *work);
+
+/*
+ * Allocate an id and its local communication ID.  With @publish false the
+ * ID is reserved but lookups do not find the id until cm_publish_id().
+ */
+static struct cm_id_priv *cm_alloc_id(struct ib_device *device,
+				      ib_cm_handler handler, void *context,
+				      bool publish, gfp_t gfp)
+{
+	struct cm_id_priv *p;
+	u32 index;
+	int ret;
+
+	p = kzalloc(sizeof(*p), gfp);
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+
+	p->id.device = device;
+	p->id.cm_handler = handler;
+	p->id.context = context;
+	p->id.state = IB_CM_IDLE;
+	p->id.lap_state = IB_CM_LAP_UNINIT;
+	p->id.remote_cm_qpn = 1;
+	spin_lock_init(&p->lock);
+	refcount_set(&p->refcount, 1);
+	init_waitqueue_head(&p->cb_done);
+	RB_CLEAR_NODE(&p->listen_node);
+	RB_CLEAR_NODE(&p->remote_id_node);
+	RB_CLEAR_NODE(&p->remote_qp_node);
+	RB_CLEAR_NODE(&p->sidr_node);
+	INIT_DELAYED_WORK(&p->timewait_work, cm_timewait_expired);
+
+	ret = xa_alloc_cyclic_irq(&cm.local_ids, &index, publish ? p : NULL,
+				  xa_limit_32b, &cm.local_id_next, gfp);
+	if (ret < 0) {
+		kfree(p);
+		return ERR_PTR(ret);
+	}
+	p->id.local_id = cpu_to_be32(index ^ cm.local_id_mask);
+	return p;
+}
+
+static void cm_publish_id(struct cm_id_priv *p)
+{
+	xa_store_irq(&cm.local_ids, be32_to_cpu(p->id.local_id) ^
+		     cm.local_id_mask, p, GFP_ATOMIC);
+}
+
+/*
+ * Find the id a message is for by our local ID.  @remote_id, unless zero,
+ * must match the id's remote ID.  Returns a referenced id or NULL.
+ */
+static struct cm_id_priv *cm_find_local(__be32 local_id, __be32 remote_id)
+{
+	struct cm_id_priv *p;
+
+	rcu_read_lock();
+	p = xa_load(&cm.local_ids, be32_to_cpu(local_id) ^ cm.local_id_mask);
+	if (p && remote_id && READ_ONCE(p->id.remote_id) != remote_id)
+		p = NULL;
+	if (p && !refcount_inc_not_zero(&p->refcount))
+		p = NULL;
+	rcu_read_unlock();
+	return p;
+}
+
+/* Three-way comparison helpers for the trees. */
+static int cm_cmp_u64(u64 a, u64 b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cm_listen_cmp(struct ib_device *dev, __be64 sid,
+			 const struct cm_id_priv *p)
+{
+	if (dev != p->id.device)
+		return (unsigned long)dev < (unsigned long)p->id.device ? -1 : 1;
+	return cm_cmp_u64(be64_to_cpu(sid), be64_to_cpu(p->id.service_id));
+}
+
+static struct cm_id_priv *cm_find_listen(struct ib_device *dev, __be64 sid)
+{
+	struct rb_node *n = cm.listen_tree.rb_node;
+
+	lockdep_assert_held(&cm.lock);
+	while (n) {
+		struct cm_id_priv *p = rb_entry(n, struct cm_id_priv,
+						listen_node);
+		int c = cm_listen_cmp(dev, sid, p);
+
+		if (!c)
+			return p;
+		n = c < 0 ? n->rb_left : n->rb_right;
+	}
+	return NULL;
+}
+
+static void cm_insert_listen(struct cm_id_priv *p)
+{
+	struct rb_node **link = &cm.listen_tree.rb_node, *parent = NULL;
+
+	lockdep_assert_held(&cm.lock);
+	while (*link) {
+		struct cm_id_priv *q = rb_entry(*link, struct cm_id_priv,
+						listen_node);
+
+		parent = *link;
+		link = cm_listen_cmp(p->id.device, p->id.service_id, q) < 0 ?
+		       &parent->rb_left : &parent->rb_right;
+	}
+	rb_link_node(&p->listen_node, parent, link);
+	rb_insert_color(&p->listen_node, &cm.listen_tree);
+}
+
+/* remote_id_tree: (remote comm ID, remote CA GUID). */
+static int cm_remote_id_cmp(__be32 rid, __be64 guid, const struct cm_id_priv *p)
+{
+	int c = cm_cmp_u64(be32_to_cpu(rid), be32_to_cpu(p->id.remote_id));
+
+	return c ? c : cm_cmp_u64(be64_to_cpu(guid),
+				  be64_to_cpu(p->remote_ca_guid));
+}
+
+static struct cm_id_priv *cm_find_remote_id(__be32 rid, __be64 guid)
+{
+	struct rb_node *n = cm.remote_id_tree.rb_node;
+
+	lockdep_assert_held(&cm.lock);
+	while (n) {
+		struct cm_id_priv *p = rb_entry(n, struct cm_id_priv,
+						remote_id_node);
+		int c = cm_remote_id_cmp(rid, guid, p);
+
+		if (!c)
+			return p;
+		n = c < 0 ? n->rb_left : n->rb_right;
+	}
+	return NULL;
+}
+
+/* Insert @p by remote ID; returns the id already there, if any. */
+static struct cm_id_priv *cm_insert_remote_id(struct cm_id_priv *p)
+{
+	struct rb_node **link = &cm.remote_id_tree.rb_node, *parent = NULL;
+
+	lockdep_assert_held(&cm.lock);
+	while (*link) {
+		struct cm_id_priv *q = rb_entry(*link, struct cm_id_priv,
+						remote_id_node);
+		int c = cm_remote_id_cmp(p->id.remote_id, p->remote_ca_guid, q);
+
+		if (!c)
+			return q;
+		parent = *link;
+		link = c < 0 ? &parent->rb_left : &parent->rb_right;
+	}
+	rb_link_node(&p->remote_id_node, parent, link);
+	rb_insert_color(&p->remote_id_node, &cm.remote_id_tree);
+	return NULL;
+}
+
+/*
+ * remote_qp_tree: (remote QPN, remote CA GUID), with our local ID as a
+ * tie-breaker so that the two halves of a loopback connection that use
+ * the same QPN on both sides can be present at once.
+ */
+static int cm_remote_qp_cmp(__be32 qpn, __be64 guid, __be32 lid,
+			    const struct cm_id_priv *p)
+{
+	int c = cm_cmp_u64(be32_to_cpu(qpn), be32_to_cpu(p->remote_qpn));
+
+	if (!c)
+		c = cm_cmp_u64(be64_to_cpu(guid), be64_to_cpu(p->remote_ca_guid));
+	if (!c)
+		c = cm_cmp_u64(be32_to_cpu(lid), be32_to_cpu(p->id.local_id));
+	return c;
+}
+
+/*
+ * Is @q, which uses the same remote QP as a new connection, a live
+ * connection rather than a stale one?  Only when the remote end is on
+ * this very host can we know: then it is live if its peer id still exists
+ * and still points back at it.
+ */
+static bool cm_loopback_peer_alive(struct cm_id_priv *q)
+{
+	struct cm_id_priv *peer;
+	struct cm_device *cm_dev;
+	bool local = false;
+	bool alive = false;
+
+	list_for_each_entry(cm_dev, &cm.devices, list)
+		if (cm_dev->ib_device->node_guid == q->remote_ca_guid)
+			local = true;
+	if (!local)
+		return false;
+
+	rcu_read_lock();
+	peer = xa_load(&cm.local_ids, be32_to_cpu(q->id.remote_id) ^
+		       cm.local_id_mask);
+	if (peer && refcount_read(&peer->refcount) &&
+	    READ_ONCE(peer->id.remote_id) == q->id.local_id &&
+	    READ_ONCE(peer->id.state) != IB_CM_IDLE &&
+	    READ_ONCE(peer->id.state) != IB_CM_TIMEWAIT)
+		alive = true;
+	rcu_read_unlock();
+	return alive;
+}
+
+/*
+ * Insert @p by remote QP.  Returns an id that holds the same remote QP and
+ * is stale (the remote QP must have lost its old connection), or NULL.
+ */
+static struct cm_id_priv *cm_insert_remote_qp(struct cm_id_priv *p)
+{
+	struct rb_node **link = &cm.remote_qp_tree.rb_node, *parent = NULL;
+	struct rb_node *n;
+
+	lockdep_assert_held(&cm.lock);
+	while (*link) {
+		struct cm_id_priv *q = rb_entry(*link, struct cm_id_priv,
+						remote_qp_node);
+
+		parent = *link;
+		link = cm_remote_qp_cmp(p->remote_qpn, p->remote_ca_guid,
+					p->id.local_id, q) < 0 ?
+		       &parent->rb_left : &parent->rb_right;
+	}
+	rb_link_node(&p->remote_qp_node, parent, link);
+	rb_insert_color(&p->remote_qp_node, &cm.remote_qp_tree);
+
+	/* Entries with the same QPN and GUID are our in-order neighbours. */
+	for (n = rb_prev(&p->remote_qp_node); n; n = rb_prev(n)) {
+		struct cm_id_priv *q = rb_entry(n, struct cm_id_priv,
+						remote_qp_node);
+
+		if (q->remote_qpn != p->remote_qpn ||
+		    q->remote_ca_guid != p->remote_ca_guid)
+			break;
+		if (!cm_loopback_peer_alive(q))
+			goto stale;
+	}
+	for (n = rb_next(&p->remote_qp_node); n; n = rb_next(n)) {
+		struct cm_id_priv *q = rb_entry(n, struct cm_id_priv,
+						remote_qp_node);
+
+		if (q->remote_qpn != p->remote_qpn ||
+		    q->remote_ca_guid != p->remote_ca_guid)
+			break;
+		if (!cm_loopback_peer_alive(q))
+			goto stale;
+	}
+	return NULL;
+
+stale:
+	rb_erase(&p->remote_qp_node, &cm.remote_qp_tree);
+	RB_CLEAR_NODE(&p->remote_qp_node);
+	return rb_entry(n, struct cm_id_priv, remote_qp_node);
+}
+
+/* sidr_tree: (request ID, source LID, source GID) of received SIDR_REQs. */
+static int cm_sidr_cmp(const struct cm_id_priv *a, const struct cm_id_priv *b)
+{
+	int c = cm_cmp_u64(be32_to_cpu(a->id.remote_id),
+			   be32_to_cpu(b->id.remote_id));
+
+	if (!c)
+		c = cm_cmp_u64(a->sidr_lid, b->sidr_lid);
+	if (!c)
+		c = memcmp(&a->sidr_gid, &b->sidr_gid, sizeof(a->sidr_gid));
+	return c;
+}
+
+static struct cm_id_priv *cm_insert_sidr(struct cm_id_priv *p)
+{
+	struct rb_node **link = &cm.sidr_tree.rb_node, *parent = NULL;
+
+	lockdep_assert_held(&cm.lock);
+	while (*link) {
+		struct cm_id_priv *q = rb_entry(*link, struct cm_id_priv,
+						sidr_node);
+		int c = cm_sidr_cmp(p, q);
+
+		if (!c)
+			return q;
+		parent = *link;
+		link = c < 0 ? &parent->rb_left : &parent->rb_right;
+	}
+	rb_link_node(&p->sidr_node, parent, link);
+	rb_insert_color(&p->sidr_node, &cm.sidr_tree);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Sending MADs
+ *
+ * msg->context[0] is the id a send belongs to (with a reference) when the
+ * id waits for its answer, NULL for fire-and-forget messages.
+ * msg->context[1] is the state the id entered by sending it, or
+ * CM_MSG_RESENT for a message resent to answer a duplicate (counted as a
+ * retry, as the stock module does).
+ */
+#define CM_MSG_RESENT	((void *)-1L)
+
+static void cm_init_mad(struct cm_mad *mad, __be16 attr_id, __be64 tid)
+{
+	memset(mad, 0, sizeof(*mad));
+	mad->hdr.base_version = IB_MGMT_BASE_VERSION;
+	mad->hdr.mgmt_class = IB_MGMT_CLASS_CM;
+	mad->hdr.class_version = CM_CLASS_VERSION;
+	mad->hdr.method = IB_MGMT_METHOD_SEND;
+	mad->hdr.attr_id = attr_id;
+	mad->hdr.tid = tid;
+}
+
+/*
+ * CM messages all use the SEND method, so the MAD layer never matches
+ * them as responses; a transaction ID only has to be unique per sender.
+ */
+static __be64 cm_new_tid(void)
+{
+	return cpu_to_be64(atomic64_inc_return(&cm.tid_seq));
+}
+
+static void cm_free_msg(struct ib_mad_send_buf *msg)
+{
+	if (msg->ah)
+		rdma_destroy_ah(msg->ah, 0);
+	ib_free_send_mad(msg);
+}
+
+/*
+ * A send buffer addressed along @p's primary path.  Called with p->lock
+ * held.  The REP agent is used for REPs (see struct cm_port).
+ */
+static struct ib_mad_send_buf *cm_alloc_msg(struct cm_id_priv *p, bool rep)
+{
+	struct cm_port *port = p->av.port;
+	struct ib_mad_send_buf *msg;
+	struct ib_mad_agent *agent;
+	struct ib_ah *ah;
+
+	lockdep_assert_held(&p->lock);
+	if (!port)
+		return ERR_PTR(-EINVAL);
+
+	read_lock(&port->cm_dev->agent_lock);
+	agent = rep ? port->rep_agent : port->mad_agent;
+	if (!agent) {
+		msg = ERR_PTR(-ENODEV);
+		goto out;
+	}
+	ah = rdma_create_ah(agent->qp->pd, &p->av.ah_attr, 0);
+	if (IS_ERR(ah)) {
+		msg = ERR_CAST(ah);
+		goto out;
+	}
+	msg = ib_create_send_mad(agent, p->id.remote_cm_qpn, p->av.pkey_index,
+				 0, IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA,
+				 GFP_ATOMIC, IB_MGMT_BASE_VERSION);
+	if (IS_ERR(msg)) {
+		rdma_destroy_ah(ah, 0);
+		goto out;
+	}
+	msg->ah = ah;
+	msg->context[0] = NULL;
+	msg->context[1] = NULL;
+	if (!p->tid)
+		p->tid = cm_new_tid();
+out:
+	read_unlock(&port->cm_dev->agent_lock);
+	return msg;
+}
+
+/* Post a message that is not retried and whose completion needs no id. */
+static int cm_post_oneshot(struct ib_mad_send_buf *msg)
+{
+	int ret = ib_post_send_mad(msg, NULL);
+
+	if (ret)
+		cm_free_msg(msg);
+	return ret;
+}
+
+/*
+ * Post @msg as the id's outstanding message: retried by the MAD layer
+ * until cancelled, or until it times out and the id hears of it.
+ */
+static int cm_post_tracked(struct cm_id_priv *p, struct ib_mad_send_buf *msg,
+			   enum ib_cm_state state)
+{
+	int ret;
+
+	lockdep_assert_held(&p->lock);
+	msg->context[0] = p;
+	msg->context[1] = (void *)(unsigned long)state;
+	msg->timeout_ms = p->timeout_ms;
+	msg->retries = p->max_cm_retries;
+	cm_get_id(p);
+	ret = ib_post_send_mad(msg, NULL);
+	if (ret) {
+		cm_put_id(p);
+		cm_free_msg(msg);
+		return ret;
+	}
+	p->msg = msg;
+	return 0;
+}
+
+/* Stop retrying the outstanding message; its completion frees it. */
+static void cm_cancel_msg(struct cm_id_priv *p)
+{
+	lockdep_assert_held(&p->lock);
+	if (p->msg) {
+		ib_cancel_mad(p->msg);
+		p->msg = NULL;
+	}
+}
+
+/* A send buffer that answers the sender of @recv_wc, with no id. */
+static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
+						 struct ib_mad_recv_wc *recv_wc)
+{
+	struct ib_mad_send_buf *msg;
+	struct ib_mad_agent *agent;
+	struct ib_ah *ah;
+
+	read_lock(&port->cm_dev->agent_lock);
+	agent = port->mad_agent;
+	if (!agent) {
+		msg = ERR_PTR(-ENODEV);
+		goto out;
+	}
+	ah = ib_create_ah_from_wc(agent->qp->pd, recv_wc->wc,
+				  recv_wc->recv_buf.grh, port->port_num);
+	if (IS_ERR(ah)) {
+		msg = ERR_CAST(ah);
+		goto out;
+	}
+	msg = ib_create_send_mad(agent, 1, recv_wc->wc->pkey_index, 0,
+				 IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA,
+				 GFP_ATOMIC, IB_MGMT_BASE_VERSION);
+	if (IS_ERR(msg)) {
+		rdma_destroy_ah(ah, 0);
+		goto out;
+	}
+	msg->ah = ah;
+	msg->context[0] = NULL;
+	msg->context[1] = NULL;
+out:
+	read_unlock(&port->cm_dev->agent_lock);
+	return msg;
+}
+
+static struct cm_mad *cm_msg_mad(struct ib_mad_send_buf *msg)
+{
+	return msg->mad;
+}
+
+static struct cm_mad *cm_recv_mad(struct cm_work *work)
+{
+	return (struct cm_mad *)work->recv_wc->recv_buf.mad;
+}
+
+/* Copy caller data into a message field, zero padded. */
+static void cm_put_data(void *field, size_t size, const void *data, u8 len)
+{
+	if (data && len)
+		memcpy(field, data, min_t(size_t, len, size));
+}
+
+/* ---------------------------------------------------------------------
+ * Message formats we send
+ */
+
+static void cm_format_rej(struct cm_mad *mad, struct cm_id_priv *p,
+			  enum ib_cm_rej_reason reason, const void *ari,
+			  u8 ari_len, const void *data, u8 len)
+{
+	unsigned int rejected;
+	__be32 local = p->id.local_id;
+
+	cm_init_mad(mad, CM_REJ_ATTR_ID, p->tid);
+	switch (p->id.state) {
+	case IB_CM_REQ_RCVD:
+		/* Nothing the peer could address us by has been sent yet. */
+		local = 0;
+		fallthrough;
+	case IB_CM_MRA_REQ_SENT:
+		rejected = CM_MSG_RESPONSE_REQ;
+		break;
+	case IB_CM_REP_RCVD:
+	case IB_CM_MRA_REP_SENT:
+		rejected = CM_MSG_RESPONSE_REP;
+		break;
+	default:
+		rejected = CM_MSG_RESPONSE_OTHER;
+		break;
+	}
+	cm_set(mad, CM_REJ_LOCAL_COMM_ID, be32_to_cpu(local));
+	cm_set(mad, CM_REJ_REMOTE_COMM_ID, be32_to_cpu(p->id.remote_id));
+	cm_set(mad, CM_REJ_MESSAGE_REJECTED, rejected);
+	cm_set(mad, CM_REJ_REASON, reason);
+	if (ari && ari_len) {
+		ari_len = min_t(u8, ari_len, IB_CM_REJ_ARI_LENGTH);
+		cm_set(mad, CM_REJ_ARI_LENGTH, ari_len);
+		cm_put_data(cm_field_ptr(mad, CM_REJ_ARI),
+			    cm_field_bytes(CM_REJ_ARI), ari, ari_len);
+	}
+	cm_put_data(cm_field_ptr(mad, CM_REJ_PRIVATE_DATA),
+		    cm_field_bytes(CM_REJ_PRIVATE_DATA), data, len);
+}
+
+/* Send a REJ for @p; with p->lock held.  Errors only lose the REJ. */
+static void cm_send_rej_locked(struct cm_id_priv *p,
+			       enum ib_cm_rej_reason reason, const void *ari,
+			       u8 ari_len, const void *data, u8 len)
+{
+	struct ib_mad_send_buf *msg;
+
+	msg = cm_alloc_msg(p, false);
+	if (IS_ERR(msg))
+		return;
+	cm_format_rej(cm_msg_mad(msg), p, reason, ari, ari_len, data, len);
+	trace_icm_send_rej(&p->id, reason);
+	cm_post_oneshot(msg);
+}
+
+static void cm_format_mra(struct cm_mad *mad, struct cm_id_priv *p,
+			  unsigned int mraed)
+{
+	cm_init_mad(mad, CM_MRA_ATTR_ID, p->tid);
+	cm_set(mad, CM_MRA_LOCAL_COMM_ID, be32_to_cpu(p->id.local_id));
+	cm_set(mad, CM_MRA_REMOTE_COMM_ID, be32_to_cpu(p->id.remote_id));
+	cm_set(mad, CM_MRA_MESSAGE_MRAED, mraed);
+	cm_set(mad, CM_MRA_SERVICE_TIMEOUT, CM_MRA_SERVICE_TIMEOUT_VALUE);
+}
+
+static void cm_format_dreq(struct cm_mad *mad, struct cm_id_priv *p,
+			   const void *data, u8 len)
+{
+	cm_init_mad(mad, CM_DREQ_ATTR_ID, cm_new_tid());
+	cm_set(mad, CM_DREQ_LOCAL_COMM_ID, be32_to_cpu(p->id.local_id));
+	cm_set(mad, CM_DREQ_REMOTE_COMM_ID, be32_to_cpu(p->id.remote_id));
+	cm_set(mad, CM_DREQ_REMOTE_QPN, be32_to_cpu(p->remote_qpn));
+	cm_put_data(cm_field_ptr(mad, CM_DREQ_PRIVATE_DATA),
+		    cm_field_bytes(CM_DREQ_PRIVATE_DATA), data, len);
+}
+
+static void cm_format_drep(struct cm_mad *mad, __be32 local, __be32 remote,
+			   __be64 tid, const void *data, u8 len)
+{
+	cm_init_mad(mad, CM_DREP_ATTR_ID, tid);
+	cm_set(mad, CM_DREP_LOCAL_COMM_ID, be32_to_cpu(local));
+	cm_set(mad, CM_DREP_REMOTE_COMM_ID, be32_to_cpu(remote));
+	cm_put_data(cm_field_ptr(mad, CM_DREP_PRIVATE_DATA),
+		    cm_field_bytes(CM_DREP_PRIVATE_DATA), data, len);
+}
+
+static void cm_format_rtu(struct cm_mad *mad, struct cm_id_priv *p,
+			  const void *data, u8 len)
+{
+	cm_init_mad(mad, CM_RTU_ATTR_ID, p->tid);
+	cm_set(mad, CM_RTU_LOCAL_COMM_ID, be32_to_cpu(p->id.local_id));
+	cm_set(mad, CM_RTU_REMOTE_COMM_ID, be32_to_cpu(p->id.remote_id));
+	cm_put_data(cm_field_ptr(mad, CM_RTU_PRIVATE_DATA),
+		    cm_field_bytes(CM_RTU_PRIVATE_DATA), data, len);
+}
+
+static void cm_format_sidr_rep(struct cm_mad *mad, struct cm_id_priv *p,
+			       const struct ib_cm_sidr_rep_param *param)
+{
+	cm_init_mad(mad, CM_SIDR_REP_ATTR_ID, p->tid);
+	mad->hdr.attr_mod = cpu_to_be32(param->ece.attr_mod);
+	cm_set(mad, CM_SIDR_REP_REQUEST_ID, be32_to_cpu(p->id.remote_id));
+	cm_set(mad, CM_SIDR_REP_STATUS, param->status);
+	cm_set(mad, CM_SIDR_REP_QPN, param->qp_num);
+	cm_set(mad, CM_SIDR_REP_VENDOR_ID_H, param->ece.vendor_id >> 8);
+	cm_set(mad, CM_SIDR_REP_VENDOR_ID_L, param->ece.vendor_id);
+	cm_set(mad, CM_SIDR_REP_SERVICE_ID, be64_to_cpu(p->id.service_id));
+	cm_set(mad, CM_SIDR_REP_Q_KEY, param->qkey);
+	if (param->info && param->info_length) {
+		cm_set(mad, CM_SIDR_REP_INFO_LENGTH, param->info_length);
+		cm_put_data(cm_field_ptr(mad, CM_SIDR_REP_INFO),
+			    cm_field_bytes(CM_SIDR_REP_INFO), param->info,
+			    param->info_length);
+	}
+	cm_put_data(cm_field_ptr(mad, CM_SIDR_REP_PRIVATE_DATA),
+		    cm_field_bytes(CM_SIDR_REP_PRIVATE_DATA),
+		    param->private_data, param->private_data_len);
+}
+
+/*
+ * Answer a message for which we hold no connection (or whose connection
+ * is gone) with a REJ, swapping the comm IDs it carried.
+ */
+static void cm_issue_rej(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
+			 enum ib_cm_rej_reason reason, unsigned int rejected)
+{
+	struct cm_mad *rcv = (struct cm_mad *)recv_wc->recv_buf.mad;
+	struct ib_mad_send_buf *msg;
+	struct cm_mad *mad;
+	u32 local = 0, remote;
+
+	msg = cm_alloc_response(port, recv_wc);
+	if (IS_ERR(msg))
+		return;
+	mad = cm_msg_mad(msg);
+	cm_init_mad(mad, CM_REJ_ATTR_ID, rcv->hdr.tid);
+	/* Both REQ and REP start with the sender's comm ID. */
+	remote = cm_get(rcv, CM_REQ_LOCAL_COMM_ID);
+	if (rejected == CM_MSG_RESPONSE_REP)
+		local = cm_get(rcv, CM_REP_REMOTE_COMM_ID);
+	cm_set(mad, CM_REJ_LOCAL_COMM_ID, local);
+	cm_set(mad, CM_REJ_REMOTE_COMM_ID, remote);
+	cm_set(mad, CM_REJ_MESSAGE_REJECTED, rejected);
+	cm_set(mad, CM_REJ_REASON, reason);
+	trace_icm_issue_rej(local, remote);
+	cm_post_oneshot(msg);
+}
+
+/* Resend an answer to a duplicate; it counts as a retry. */
+static void cm_post_resent(struct ib_mad_send_buf *msg)
+{
+	msg->context[1] = CM_MSG_RESENT;
+	cm_post_oneshot(msg);
+}
+
+/* ---------------------------------------------------------------------
+ * Event delivery
+ */
+
+/*
+ * Call @p's handler for @event, unless the id was destroyed.  Runs on
+ * cm.wq only, so events for an id never overlap.  A non-zero return
+ * destroys the id on the consumer's behalf.
+ */
+static void cm_deliver(struct cm_id_priv *p, struct ib_cm_event *event);
+
+static void cm_destroy(struct cm_id_priv *p, int err);
+
+static void cm_deliver(struct cm_id_priv *p, struct ib_cm_event *event)
+{
+	int ret;
+
+	spin_lock_irq(&p->lock);
+	if (p->destroyed) {
+		spin_unlock_irq(&p->lock);
+		return;
+	}
+	p->cb_task = current;
+	spin_unlock_irq(&p->lock);
+
+	ret = READ_ONCE(p->id.cm_handler)(&p->id, event);
+
+	spin_lock_irq(&p->lock);
+	p->cb_task = NULL;
+	spin_unlock_irq(&p->lock);
+	wake_up_all(&p->cb_done);
+
+	if (ret) {
+		trace_icm_handler_err(event->event);
+		cm_destroy(p, ret);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Timewait and returning to idle
+ */
+
+/* Back to IDLE: forget the peer.  p->lock held. */
+static void cm_reset_to_idle(struct cm_id_priv *p)
+{
+	lockdep_assert_held(&p->lock);
+	p->id.state = IB_CM_IDLE;
+	cm_unlink_remote(p);
+}
+
+/*
+ * Enter TIMEWAIT for the path's timeout.  The remote QP may be reused at
+ * once (the stale check forgets it), but the comm IDs stay known so that
+ * late duplicates are answered.  p->lock held.
+ */
+static void cm_enter_timewait(struct cm_id_priv *p)
+{
+	unsigned long delay = 0;
+	unsigned long flags;
+
+	lockdep_assert_held(&p->lock);
+	cm_cancel_msg(p);
+	p->id.state = IB_CM_TIMEWAIT;
+
+	spin_lock_irqsave(&cm.lock, flags);
+	cm_unlink_node(&p->remote_qp_node, &cm.remote_qp_tree);
+	if (!p->av.port || !p->av.port->cm_dev->going_down)
+		delay = msecs_to_jiffies(cm_iba_to_ms(p->av.timeout));
+	spin_unlock_irqrestore(&cm.lock, flags);
+
+	/* A pending timer already holds a reference of its own. */
+	cm_get_id(p);
+	if (mod_delayed_work(cm.wq, &p->timewait_work, delay))
+		cm_put_id(p);
+}
+
+static void cm_timewait_expired(struct work_struct *work)
+{
+	struct cm_id_priv *p = container_of(to_delayed_work(work),
+					    struct cm_id_priv, timewait_work);
+	struct ib_cm_event event = { .event = IB_CM_TIMEWAIT_EXIT };
+	bool notify = false;
+
+	spin_lock_irq(&p->lock);
+	if (p->id.state == IB_CM_TIMEWAIT) {
+		cm_reset_to_idle(p);
+		notify = true;
+	}
+	spin_unlock_irq(&p->lock);
+	if (notify)
+		cm_deliver(p, &event);
+	cm_put_id(p);
+}
+
+/* ---------------------------------------------------------------------
+ * Receiving: REQ
+ */
+
+static bool cm_req_has_alt_path(struct cm_mad *req)
+{
+	const union ib_gid *gid = cm_field_ptr(req, CM_REQ_ALT_LOCAL_GID);
+
+	return cm_get(req, CM_REQ_ALT_LOCAL_LID) ||
+	       gid->global.subnet_prefix || gid->global.interface_id;
+}
+
+/* The QP type a REQ asks for, or IB_QPT_MAX when it is not one we know. */
+static enum ib_qp_type cm_req_qp_type(struct cm_mad *req)
+{
+	switch (cm_get(req, CM_REQ_TRANSPORT_SERVICE)) {
+	case CM_REQ_TRANSPORT_RC:
+		return IB_QPT_RC;
+	case CM_REQ_TRANSPORT_UC:
+		return IB_QPT_UC;
+	case CM_REQ_TRANSPORT_EXTENDED:
+		if (cm_get(req, CM_REQ_EXT_TRANSPORT) ==
+		    CM_REQ_EXT_TRANSPORT_XRC)
+			return IB_QPT_XRC_TGT;
+		fallthrough;
+	default:
+		return IB_QPT_MAX;
+	}
+}
+
+static bool cm_mtu_valid(unsigned int mtu)
+{
+	return mtu >= IB_MTU_256 && mtu <= IB_MTU_4096;
+}
+
+/* Turn the path fields of a REQ, seen from our side, into a path record. */
+static void cm_path_from_req(struct cm_mad *req, struct sa_path_rec *path,
+			     bool alt, struct ib_wc *wc)
+{
+	u8 plt;
+
+	if (alt) {
+		memcpy(&path->dgid, cm_field_ptr(req, CM_REQ_ALT_LOCAL_GID),
+		       sizeof(path->dgid));
+		memcpy(&path->sgid, cm_field_ptr(req, CM_REQ_ALT_REMOTE_GID),
+		       sizeof(path->sgid));
+	} else {
+		memcpy(&path->dgid, cm_field_ptr(req, CM_REQ_PRI_LOCAL_GID),
+		       sizeof(path->dgid));
+		memcpy(&path->sgid, cm_field_ptr(req, CM_REQ_PRI_REMOTE_GID),
+		       sizeof(path->sgid));
+	}
+	path->flow_label = cpu_to_be32(alt ? cm_get(req, CM_REQ_ALT_FLOW_LABEL) :
+				       cm_get(req, CM_REQ_PRI_FLOW_LABEL));
+	path->hop_limit = alt ? cm_get(req, CM_REQ_ALT_HOP_LIMIT) :
+				cm_get(req, CM_REQ_PRI_HOP_LIMIT);
+	path->traffic_class = alt ? cm_get(req, CM_REQ_ALT_TRAFFIC_CLASS) :
+				    cm_get(req, CM_REQ_PRI_TRAFFIC_CLASS);
+	path->reversible = 1;
+	path->pkey = cpu_to_be16(cm_get(req, CM_REQ_PARTITION_KEY));
+	path->sl = alt ? cm_get(req, CM_REQ_ALT_SL) : cm_get(req, CM_REQ_PRI_SL);
+	path->mtu_selector = IB_SA_EQ;
+	path->mtu = cm_get(req, CM_REQ_PATH_MTU);
+	path->rate_selector = IB_SA_EQ;
+	path->rate = alt ? cm_get(req, CM_REQ_ALT_PACKET_RATE) :
+			   cm_get(req, CM_REQ_PRI_PACKET_RATE);
+	path->packet_life_time_selector = IB_SA_EQ;
+	/* The REQ carries the ACK timeout, one more than the lifetime. */
+	plt = alt ? cm_get(req, CM_REQ_ALT_LOCAL_ACK_TIMEOUT) :
+		    cm_get(req, CM_REQ_PRI_LOCAL_ACK_TIMEOUT);
+	path->packet_life_time = plt ? plt - 1 : 0;
+	path->service_id = cpu_to_be64(cm_get(req, CM_REQ_SERVICE_ID));
+
+	if (sa_path_is_roce(path)) {
+		path->roce.route_resolved = false;
+		return;
+	}
+	if (alt) {
+		sa_path_set_dlid(path, cm_get(req, CM_REQ_ALT_LOCAL_LID));
+		sa_path_set_slid(path, cm_get(req, CM_REQ_ALT_REMOTE_LID));
+	} else {
+		/* The sender's LID as it reached us, even across routers. */
+		sa_path_set_dlid(path, wc->slid);
+		sa_path_set_slid(path, cm_get(req, CM_REQ_PRI_REMOTE_LID));
+	}
+}
+
+/* Checks that make a REQ unusable; it is dropped and counted. */
+static bool cm_req_valid(struct cm_mad *req)
+{
+	return cm_req_qp_type(req) != IB_QPT_MAX &&
+	       cm_mtu_valid(cm_get(req, CM_REQ_PATH_MTU)) &&
+	       cm_get(req, CM_REQ_LOCAL_COMM_ID) != 0;
+}
+
+/* A REQ we already know: answer as its state requires. */
+static void cm_dup_req(struct cm_work *work, struct cm_id_priv *p)
+{
+	struct ib_mad_send_buf *msg;
+
+	cm_count(work->port, CM_RECV_DUPLICATES, CM_REQ_ATTR_ID, 1);
+	msg = cm_alloc_response(work->port, work->recv_wc);
+	if (IS_ERR(msg))
+		return;
+
+	spin_lock_irq(&p->lock);
+	switch (p->id.state) {
+	case IB_CM_MRA_REQ_SENT:
+		cm_format_mra(cm_msg_mad(msg), p, CM_MSG_RESPONSE_REQ);
+		break;
+	case IB_CM_TIMEWAIT:
+		cm_format_rej(cm_msg_mad(msg), p, IB_CM_REJ_STALE_CONN, NULL, 0,
+			      NULL, 0);
+		break;
+	default:
+		spin_unlock_irq(&p->lock);
+		cm_free_msg(msg);
+		return;
+	}
+	trace_icm_send_dup_req(&p->id);
+	spin_unlock_irq(&p->lock);
+	cm_post_resent(msg);
+}
+
+/*
+ * Match a new REQ against what we know.  Returns the referenced listener
+ * when the REQ starts a new connection; otherwise answers the REQ as
+ * needed and returns NULL.  @p is the new, still private, id.
+ */
+static struct cm_id_priv *cm_match_req(struct cm_work *work,
+				       struct cm_id_priv *p)
+{
+	struct cm_id_priv *old, *listen;
+
+	spin_lock_irq(&cm.lock);
+	old = cm_insert_remote_id(p);
+	if (old) {
+		if (!refcount_inc_not_zero(&old->refcount))
+			old = NULL;
+		spin_unlock_irq(&cm.lock);
+		if (old) {
+			cm_dup_req(work, old);
+			cm_put_id(old);
+		}
+		return NULL;
+	}
+
+	old = cm_insert_remote_qp(p);
+	if (old) {
+		cm_unlink_remote_locked(p);
+		if (!refcount_inc_not_zero(&old->refcount))
+			old = NULL;
+		spin_unlock_irq(&cm.lock);
+		trace_icm_staleconn_err(be32_to_cpu(p->id.local_id),
+					be32_to_cpu(p->id.remote_id));
+		cm_issue_rej(work->port, work->recv_wc, IB_CM_REJ_STALE_CONN,
+			     CM_MSG_RESPONSE_REQ);
+		if (old) {
+			ib_send_cm_dreq(&old->id, NULL, 0);
+			cm_put_id(old);
+		}
+		return NULL;
+	}
+
+	listen = cm_find_listen(p->id.device, p->id.service_id);
+	if (listen && !refcount_inc_not_zero(&listen->refcount))
+		listen = NULL;
+	if (!listen) {
+		cm_unlink_remote_locked(p);
+		spin_unlock_irq(&cm.lock);
+		trace_icm_no_listener_err(&p->id);
+		cm_issue_rej(work->port, work->recv_wc,
+			     IB_CM_REJ_INVALID_SERVICE_ID, CM_MSG_RESPONSE_REQ);
+		return NULL;
+	}
+	spin_unlock_irq(&cm.lock);
+	return listen;
+}
+
+/*
+ * Build the paths of a new connection from its REQ and set up the id's
+ * address vectors for them.  On failure the REQ has been rejected.
+ */
+static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p)
+{
+	struct cm_mad *req = cm_recv_mad(work);
+	struct ib_device *dev = work->port->cm_dev->ib_device;
+	const struct ib_global_route *grh;
+	const struct ib_gid_attr *gid_attr;
+	bool alt = cm_req_has_alt_path(req);
+	int ret;
+
+	memset(work->path, 0, sizeof(work->path));
+	grh = rdma_ah_read_grh(&p->av.ah_attr);
+	gid_attr = grh->sgid_attr;
+	if (p->av.ah_attr.type == RDMA_AH_ATTR_TYPE_ROCE && gid_attr)
+		work->path[0].rec_type =
+			sa_conv_gid_to_pathrec_type(gid_attr->gid_type);
+	else
+		work->path[0].rec_type = SA_PATH_REC_TYPE_IB;
+	work->path[1].rec_type = work->path[0].rec_type;
+
+	cm_path_from_req(req, &work->path[0], false, work->recv_wc->wc);
+	if (alt)
+		cm_path_from_req(req, &work->path[1], true, work->recv_wc->wc);
+	if (p->av.ah_attr.type == RDMA_AH_ATTR_TYPE_ROCE)
+		sa_path_set_dmac(&work->path[0], p->av.ah_attr.roce.dmac);
+	work->path[0].hop_limit = grh->hop_limit;
+
+	ret = cm_av_from_path(&p->av, &work->path[0], gid_attr);
+	if (ret) {
+		union ib_gid gid;
+
+		/* Tell the peer which GID we would have answered from. */
+		if (rdma_query_gid(dev, work->port->port_num, 0, &gid))
+			ib_send_cm_rej(&p->id, IB_CM_REJ_INVALID_GID, NULL, 0,
+				       NULL, 0);
+		else
+			ib_send_cm_rej(&p->id, IB_CM_REJ_INVALID_GID, &gid,
+				       sizeof(gid), NULL, 0);
+		return ret;
+	}
+	if (p->av.ah_attr.type == RDMA_AH_ATTR_TYPE_IB)
+		p->av.dlid_datapath = cm_get(req, CM_REQ_PRI_LOCAL_LID);
+
+	if (alt) {
+		ret = cm_av_from_path(&p->alt_av, &work->path[1], NULL);
+		if (ret) {
+			ib_send_cm_rej(&p->id, IB_CM_REJ_INVALID_ALT_GID,
+				       &work->path[0].sgid,
+				       sizeof(work->path[0].sgid), NULL, 0);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static u16 cm_bth_pkey(struct cm_work *work)
+{
+	u16 pkey = 0;
+
+	ib_get_cached_pkey(work->port->cm_dev->ib_device, work->port->port_num,
+			   work->recv_wc->wc->pkey_index, &pkey);
+	return pkey;
+}
+
+static void cm_format_req_event(struct cm_work *work, struct cm_id_priv *p,
+				struct cm_id_priv *listen,
+				struct ib_cm_event *event)
+{
+	struct cm_mad *req = cm_recv_mad(work);
+	struct ib_cm_req_event_param *param = &event->param.req_rcvd;
+
+	event->event = IB_CM_REQ_RECEIVED;
+	param->listen_id = &listen->id;
+	param->bth_pkey = cm_bth_pkey(work);
+	param->port = work->port->port_num;
+	param->primary_path = &work->path[0];
+	param->alternate_path = cm_req_has_alt_path(req) ? &work->path[1] :
+							   NULL;
+	param->ppath_sgid_attr = p->av.ah_attr.grh.sgid_attr;
+	param->remote_ca_guid = p->remote_ca_guid;
+	param->remote_qkey = cm_get(req, CM_REQ_LOCAL_Q_KEY);
+	param->remote_qpn = be32_to_cpu(p->remote_qpn);
+	param->qp_type = p->qp_type;
+	param->starting_psn = cm_get(req, CM_REQ_STARTING_PSN);
+	param->responder_resources = cm_get(req, CM_REQ_INITIATOR_DEPTH);
+	param->initiator_depth = cm_get(req, CM_REQ_RESPONDER_RESOURCES);
+	param->local_cm_response_timeout =
+		cm_get(req, CM_REQ_REMOTE_CM_RESP_TIMEOUT);
+	param->flow_control = cm_get(req, CM_REQ_END_TO_END_FLOW_CTRL);
+	param->remote_cm_response_timeout =
+		cm_get(req, CM_REQ_LOCAL_CM_RESP_TIMEOUT);
+	param->retry_count = cm_get(req, CM_REQ_RETRY_COUNT);
+	param->rnr_retry_count = cm_get(req, CM_REQ_RNR_RETRY_COUNT);
+	param->srq = cm_get(req, CM_REQ_SRQ);
+	param->ece.vendor_id = cm_get(req, CM_REQ_VENDOR_ID);
+	param->ece.attr_mod = be32_to_cpu(req->hdr.attr_mod);
+	event->private_data = cm_field_ptr(req, CM_REQ_PRIVATE_DATA);
+}
+
+/*
+ * Hand a new id to the consumer through its listener's handler.  The
+ * listener counts as being in a callback meanwhile, so destroying it
+ * waits for this to finish.
+ */
+static void cm_deliver_new(struct cm_id_priv *p, struct cm_id_priv *listen,
+			   struct ib_cm_event *event)
+{
+	spin_lock_irq(&listen->lock);
+	if (listen->destroyed) {
+		spin_unlock_irq(&listen->lock);
+		cm_destroy(p, 0);
+		return;
+	}
+	listen->cb_task = current;
+	p->id.cm_handler = listen->id.cm_handler;
+	p->id.context = listen->id.context;
+	spin_unlock_irq(&listen->lock);
+
+	cm_deliver(p, event);
+
+	spin_lock_irq(&listen->lock);
+	listen->cb_task = NULL;
+	spin_unlock_irq(&listen->lock);
+	wake_up_all(&listen->cb_done);
+}
+
+static void cm_recv_req(struct cm_work *work)
+{
+	struct cm_mad *req = cm_recv_mad(work);
+	struct ib_cm_event event = {};
+	struct cm_id_priv *p, *listen;
+
+	if (!cm_req_valid(req)) {
+		cm_count_drop(work->port, CM_DROP_FIELD);
+		return;
+	}
+
+	p = cm_alloc_id(work->port->cm_dev->ib_device, NULL, NULL, false,
+			GFP_KERNEL);
+	if (IS_ERR(p)) {
+		/* Stay silent: the peer retries the REQ. */
+		cm_count_drop(work->port, CM_DROP_NOMEM);
+		return;
+	}
+
+	p->id.remote_id = cpu_to_be32(cm_get(req, CM_REQ_LOCAL_COMM_ID));
+	p->id.service_id = cpu_to_be64(cm_get(req, CM_REQ_SERVICE_ID));
+	p->tid = req->hdr.tid;
+	p->timeout_ms = cm_iba_to_ms(cm_get(req, CM_REQ_LOCAL_CM_RESP_TIMEOUT));
+	p->max_cm_retries = cm_get(req, CM_REQ_MAX_CM_RETRIES);
+	p->remote_qpn = cpu_to_be32(cm_get(req, CM_REQ_LOCAL_QPN));
+	p->remote_ca_guid = cpu_to_be64(cm_get(req, CM_REQ_LOCAL_CA_GUID));
+	p->initiator_depth = cm_get(req, CM_REQ_RESPONDER_RESOURCES);
+	p->responder_resources = cm_get(req, CM_REQ_INITIATOR_DEPTH);
+	p->path_mtu = cm_get(req, CM_REQ_PATH_MTU);
+	p->pkey = cpu_to_be16(cm_get(req, CM_REQ_PARTITION_KEY));
+	p->sq_psn = cpu_to_be32(cm_get(req, CM_REQ_STARTING_PSN));
+	p->retry_count = cm_get(req, CM_REQ_RETRY_COUNT);
+	p->rnr_retry_count = cm_get(req, CM_REQ_RNR_RETRY_COUNT);
+	p->qp_type = cm_req_qp_type(req);
+	p->id.state = IB_CM_REQ_RCVD;
+
+	if (cm_av_from_wc(&p->av, work->port, work->recv_wc)) {
+		cm_count_drop(work->port, CM_DROP_FIELD);
+		goto free;
+	}
+
+	listen = cm_match_req(work, p);
+	if (!listen)
+		goto free;
+
+	if (cm_req_paths(work, p)) {
+		cm_put_id(listen);
+		goto free;
+	}
+
+	cm_format_req_event(work, p, listen, &event);
+	cm_publish_id(p);
+	cm_deliver_new(p, listen, &event);
+	cm_put_id(listen);
+	return;
+
+free:
+	p->id.state = IB_CM_IDLE;
+	p->destroyed = true;
+	cm_put_id(p);
+}
+
+/* ---------------------------------------------------------------------
+ * Receiving: REP, RTU, MRA, REJ
+ */
+
+static __be32 cm_rep_qpn(struct cm_mad *rep, enum ib_qp_type qp_type)
+{
+	/* An XRC target answers with its QPN in the EECN field. */
+	if (qp_type == IB_QPT_XRC_INI)
+		return cpu_to_be32(cm_get(rep, CM_REP_LOCAL_EECN));
+	return cpu_to_be32(cm_get(rep, CM_REP_LOCAL_QPN));
+}
+
+/* A REP for a connection that is past it: resend what answered it. */
+static void cm_dup_rep(struct cm_work *work, struct cm_id_priv *p)
+{
+	struct ib_mad_send_buf *msg;
+
+	cm_count(work->port, CM_RECV_DUPLICATES, CM_REP_ATTR_ID, 1);
+	msg = cm_alloc_response(work->port, work->recv_wc);
+	if (IS_ERR(msg))
+		return;
+
+	spin_lock_irq(&p->lock);
+	if (p->id.state == IB_CM_ESTABLISHED) {
+		cm_format_rtu(cm_msg_mad(msg), p, NULL, 0);
+	} else if (p->id.state == IB_CM_MRA_REP_SENT) {
+		cm_format_mra(cm_msg_mad(msg), p, CM_MSG_RESPONSE_REP);
+	} else {
+		spin_unlock_irq(&p->lock);
+		cm_free_msg(msg);
+		return;
+	}
+	trace_icm_send_dup_rep(&p->id);
+	spin_unlock_irq(&p->lock);
+	cm_post_resent(msg);
+}
+
+static void cm_format_rep_event(struct cm_mad *rep, struct cm_id_priv *p,
+				struct ib_cm_event *event)
+{
+	struct ib_cm_rep_event_param *param = &event->param.rep_rcvd;
+
+	event->event = IB_CM_REP_RECEIVED;
+	param->remote_ca_guid = p->remote_ca_guid;
+	param->remote_qkey = cm_get(rep, CM_REP_LOCAL_Q_KEY);
+	param->remote_qpn = be32_to_cpu(p->remote_qpn);
+	param->starting_psn = cm_get(rep, CM_REP_STARTING_PSN);
+	param->responder_resources = cm_get(rep, CM_REP_INITIATOR_DEPTH);
+	param->initiator_depth = cm_get(rep, CM_REP_RESPONDER_RESOURCES);
+	param->target_ack_delay = cm_get(rep, CM_REP_TARGET_ACK_DELAY);
+	param->failover_accepted = cm_get(rep, CM_REP_FAILOVER_ACCEPTED);
+	param->flow_control = cm_get(rep, CM_REP_END_TO_END_FLOW_CTRL);
+	param->rnr_retry_count = cm_get(rep, CM_REP_RNR_RETRY_COUNT);
+	param->srq = cm_get(rep, CM_REP_SRQ);
+	param->ece.vendor_id = cm_get(rep, CM_REP_VENDOR_ID_H) << 16 |
+			       cm_get(rep, CM_REP_VENDOR_ID_M) << 8 |
+			       cm_get(rep, CM_REP_VENDOR_ID_L);
+	param->ece.attr_mod = be32_to_cpu(rep->hdr.attr_mod);
+	event->private_data = cm_field_ptr(rep, CM_REP_PRIVATE_DATA);
+}
+
+static void cm_recv_rep(struct cm_work *work)
+{
+	struct cm_mad *rep = cm_recv_mad(work);
+	__be32 remote_id = cpu_to_be32(cm_get(rep, CM_REP_LOCAL_COMM_ID));
+	struct ib_cm_event event = {};
+	struct cm_id_priv *p, *old;
+
+	p = cm_find_local(cpu_to_be32(cm_get(rep, CM_REP_REMOTE_COMM_ID)), 0);
+	if (!p) {
+		trace_icm_remote_no_priv_err(be32_to_cpu(remote_id));
+		return;
+	}
+
+	spin_lock_irq(&p->lock);
+	switch (p->id.state) {
+	case IB_CM_REQ_SENT:
+	case IB_CM_MRA_REQ_RCVD:
+		break;
+	case IB_CM_ESTABLISHED:
+	case IB_CM_MRA_REP_SENT:
+	case IB_CM_REP_RCVD:
+		if (p->id.remote_id == remote_id) {
+			spin_unlock_irq(&p->lock);
+			if (p->id.state == IB_CM_REP_RCVD)
+				cm_count(work->port, CM_RECV_DUPLICATES,
+					 CM_REP_ATTR_ID, 1);
+			else
+				cm_dup_rep(work, p);
+			goto out;
+		}
+		fallthrough;
+	default:
+		trace_icm_rep_unknown_err(be32_to_cpu(p->id.local_id),
+					  be32_to_cpu(remote_id), p->id.state);
+		spin_unlock_irq(&p->lock);
+		goto out;
+	}
+
+	p->id.remote_id = remote_id;
+	p->remote_ca_guid = cpu_to_be64(cm_get(rep, CM_REP_LOCAL_CA_GUID));
+	p->remote_qpn = cm_rep_qpn(rep, p->qp_type);
+
+	spin_lock(&cm.lock);
+	if (cm_insert_remote_id(p)) {
+		/* Another connection from the same remote ID: not ours. */
+		spin_unlock(&cm.lock);
+		p->id.remote_id = 0;
+		spin_unlock_irq(&p->lock);
+		trace_icm_insert_failed_err(be32_to_cpu(remote_id));
+		goto out;
+	}
+	old = cm_insert_remote_qp(p);
+	if (old) {
+		cm_unlink_remote_locked(p);
+		if (!refcount_inc_not_zero(&old->refcount))
+			old = NULL;
+		spin_unlock(&cm.lock);
+		p->id.remote_id = 0;
+		spin_unlock_irq(&p->lock);
+		trace_icm_staleconn_err(be32_to_cpu(p->id.local_id),
+					be32_to_cpu(remote_id));
+		cm_issue_rej(work->port, work->recv_wc, IB_CM_REJ_STALE_CONN,
+			     CM_MSG_RESPONSE_REP);
+		if (old) {
+			ib_send_cm_dreq(&old->id, NULL, 0);
+			cm_put_id(old);
+		}
+		goto out;
+	}
+	spin_unlock(&cm.lock);
+
+	cm_cancel_msg(p);
+	p->id.state = IB_CM_REP_RCVD;
+	p->sq_psn = cpu_to_be32(cm_get(rep, CM_REP_STARTING_PSN));
+	p->initiator_depth = cm_get(rep, CM_REP_RESPONDER_RESOURCES);
+	p->responder_resources = cm_get(rep, CM_REP_INITIATOR_DEPTH);
+	p->target_ack_delay = cm_get(rep, CM_REP_TARGET_ACK_DELAY);
+	p->rnr_retry_count = cm_get(rep, CM_REP_RNR_RETRY_COUNT);
+	p->av.timeout = cm_ack_timeout(p->target_ack_delay, p->av.timeout - 1);
+	p->alt_av.timeout = cm_ack_timeout(p->target_ack_delay,
+					   p->alt_av.timeout - 1);
+	cm_format_rep_event(rep, p, &event);
+	spin_unlock_irq(&p->lock);
+	cm_deliver(p, &event);
+out:
+	cm_put_id(p);
+}
+
+/* Find the id a message carrying both comm IDs is for. */
+static struct cm_id_priv *cm_find_conn(struct cm_mad *mad)
+{
+	/* Every connection message starts with sender's, then our, ID. */
+	return cm_find_local(cpu_to_be32(cm_get(mad, CM_RTU_REMOTE_COMM_ID)),
+			     cpu_to_be32(cm_get(mad, CM_RTU_LOCAL_COMM_ID)));
+}
+
+static void cm_recv_rtu(struct cm_work *work)
+{
+	struct cm_mad *rtu = cm_recv_mad(work);
+	struct ib_cm_event event = { .event = IB_CM_RTU_RECEIVED };
+	struct cm_id_priv *p;
+
+	p = cm_find_conn(rtu);
+	if (!p)
+		return;
+	spin_lock_irq(&p->lock);
+	if (p->id.state != IB_CM_REP_SENT && p->id.state != IB_CM_MRA_REP_RCVD) {
+		spin_unlock_irq(&p->lock);
+		cm_count(work->port, CM_RECV_DUPLICATES, CM_RTU_ATTR_ID, 1);
+		goto out;
+	}
+	cm_cancel_msg(p);
+	p->id.state = IB_CM_ESTABLISHED;
+	spin_unlock_irq(&p->lock);
+	event.private_data = cm_field_ptr(rtu, CM_RTU_PRIVATE_DATA);
+	cm_deliver(p, &event);
+out:
+	cm_put_id(p);
+}
+
+static void cm_recv_mra(struct cm_work *work)
+{
+	struct cm_mad *mra = cm_recv_mad(work);
+	struct ib_cm_event event = { .event = IB_CM_MRA_RECEIVED };
+	unsigned int mraed = cm_get(mra, CM_MRA_MESSAGE_MRAED);
+	u8 service_timeout = cm_get(mra, CM_MRA_SERVICE_TIMEOUT);
+	struct cm_id_priv *p;
+	int timeout;
+
+	p = cm_find_local(cpu_to_be32(cm_get(mra, CM_MRA_REMOTE_COMM_ID)), 0);
+	if (!p) {
+		trace_icm_mra_unknown_err(NULL);
+		return;
+	}
+
+	spin_lock_irq(&p->lock);
+	/* Once the peer is known, the MRA must come from it. */
+	if (p->id.state != IB_CM_REQ_SENT && p->id.state != IB_CM_MRA_REQ_RCVD &&
+	    p->id.remote_id != cpu_to_be32(cm_get(mra, CM_MRA_LOCAL_COMM_ID)))
+		goto drop;
+
+	timeout = cm_iba_to_ms(service_timeout) + cm_iba_to_ms(p->av.timeout);
+	switch (p->id.state) {
+	case IB_CM_REQ_SENT:
+		if (mraed != CM_MSG_RESPONSE_REQ || !p->msg ||
+		    ib_modify_mad(p->msg, timeout))
+			goto drop;
+		p->id.state = IB_CM_MRA_REQ_RCVD;
+		break;
+	case IB_CM_REP_SENT:
+		if (mraed != CM_MSG_RESPONSE_REP || !p->msg ||
+		    ib_modify_mad(p->msg, timeout))
+			goto drop;
+		p->id.state = IB_CM_MRA_REP_RCVD;
+		break;
+	case IB_CM_ESTABLISHED:
+		if (mraed != CM_MSG_RESPONSE_OTHER ||
+		    p->id.lap_state != IB_CM_LAP_SENT || !p->msg ||
+		    ib_modify_mad(p->msg, timeout)) {
+			if (p->id.lap_state == IB_CM_MRA_LAP_RCVD)
+				goto dup;
+			goto drop;
+		}
+		p->id.lap_state = IB_CM_MRA_LAP_RCVD;
+		break;
+	case IB_CM_MRA_REQ_RCVD:
+	case IB_CM_MRA_REP_RCVD:
+		goto dup;
+	default:
+		goto drop;
+	}
+	p->service_timeout = service_timeout;
+	spin_unlock_irq(&p->lock);
+	event.param.mra_rcvd.service_timeout = service_timeout;
+	event.private_data = cm_field_ptr(mra, CM_MRA_PRIVATE_DATA);
+	cm_deliver(p, &event);
+	goto out;
+
+dup:
+	cm_count(work->port, CM_RECV_DUPLICATES, CM_MRA_ATTR_ID, 1);
+drop:
+	spin_unlock_irq(&p->lock);
+out:
+	cm_put_id(p);
+}
+
+/* Find the id a REJ is for. */
+static struct cm_id_priv *cm_find_rejected(struct cm_mad *rej)
+{
+	__be32 local_id = cpu_to_be32(cm_get(rej, CM_REJ_REMOTE_COMM_ID));
+	__be32 remote_id = cpu_to_be32(cm_get(rej, CM_REJ_LOCAL_COMM_ID));
+	struct cm_id_priv *p = NULL;
+
+	if (cm_get(rej, CM_REJ_REASON) == IB_CM_REJ_TIMEOUT &&
+	    cm_get(rej, CM_REJ_ARI_LENGTH) >= sizeof(__be64)) {
+		/* A timed out peer names itself by its CA GUID in the ARI. */
+		__be64 guid;
+
+		memcpy(&guid, cm_field_ptr(rej, CM_REJ_ARI), sizeof(guid));
+		spin_lock_irq(&cm.lock);
+		p = cm_find_remote_id(remote_id, guid);
+		if (p && !refcount_inc_not_zero(&p->refcount))
+			p = NULL;
+		spin_unlock_irq(&cm.lock);
+		if (p)
+			return p;
+	}
+
+	/* Before our REQ was answered the peer's ID is not known to us. */
+	if (cm_get(rej, CM_REJ_MESSAGE_REJECTED) == CM_MSG_RESPONSE_REQ)
+		return cm_find_local(local_id, 0);
+	return cm_find_local(local_id, remote_id);
+}
+
+static void cm_recv_rej(struct cm_work *work)
+{
+	struct cm_mad *rej = cm_recv_mad(work);
+	struct ib_cm_event event = { .event = IB_CM_REJ_RECEIVED };
+	enum ib_cm_rej_reason reason = cm_get(rej, CM_REJ_REASON);
+	unsigned int ari_len = cm_get(rej, CM_REJ_ARI_LENGTH);
+	struct cm_id_priv *p;
+
+	if (ari_len > IB_CM_REJ_ARI_LENGTH) {
+		cm_count_drop(work->port, CM_DROP_FIELD);
+		return;
+	}
+	p = cm_find_rejected(rej);
+	if (!p) {
+		trace_icm_rej_unknown_err(NULL);
+		return;
+	}
+
+	spin_lock_irq(&p->lock);
+	switch (p->id.state) {
+	case IB_CM_REQ_SENT:
+	case IB_CM_MRA_REQ_RCVD:
+	case IB_CM_REP_SENT:
+	case IB_CM_MRA_REP_RCVD:
+	case IB_CM_REQ_RCVD:
+	case IB_CM_MRA_REQ_SENT:
+		cm_cancel_msg(p);
+		if (reason == IB_CM_REJ_STALE_CONN)
+			cm_enter_timewait(p);
+		else
+			cm_reset_to_idle(p);
+		break;
+	case IB_CM_REP_RCVD:
+	case IB_CM_MRA_REP_SENT:
+	case IB_CM_DREQ_SENT:
+		cm_enter_timewait(p);
+		break;
+	case IB_CM_ESTABLISHED:
+		if (p->id.lap_state == IB_CM_LAP_UNINIT ||
+		    p->id.lap_state == IB_CM_LAP_IDLE) {
+			cm_enter_timewait(p);
+			break;
+		}
+		fallthrough;
+	default:
+		spin_unlock_irq(&p->lock);
+		trace_icm_rej_unknown_err(&p->id);
+		goto out;
+	}
+	spin_unlock_irq(&p->lock);
+
+	event.param.rej_rcvd.reason = reason;
+	event.param.rej_rcvd.ari = cm_field_ptr(rej, CM_REJ_ARI);
+	event.param.rej_rcvd.ari_length = ari_len;
+	event.private_data = cm_field_ptr(rej, CM_REJ_PRIVATE_DATA);
+	cm_deliver(p, &event);
+out:
+	cm_put_id(p);
+}
+
+/* ---------------------------------------------------------------------
+ * Receiving: DREQ, DREP
+ */
+
+/* Answer a DREQ with a DREP built from the DREQ itself. */
+static void cm_issue_drep(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
+			  bool resent)
+{
+	struct cm_mad *dreq = (struct cm_mad *)recv_wc->recv_buf.mad;
+	struct ib_mad_send_buf *msg;
+	u32 local = cm_get(dreq, CM_DREQ_REMOTE_COMM_ID);
+	u32 remote = cm_get(dreq, CM_DREQ_LOCAL_COMM_ID);
+
+	msg = cm_alloc_response(port, recv_wc);
+	if (IS_ERR(msg))
+		return;
+	cm_format_drep(cm_msg_mad(msg), cpu_to_be32(local), cpu_to_be32(remote),
+		       dreq->hdr.tid, NULL, 0);
+	trace_icm_issue_drep(local, remote);
+	if (resent)
+		cm_post_resent(msg);
+	else
+		cm_post_oneshot(msg);
+}
+
+static void cm_recv_dreq(struct cm_work *work)
+{
+	struct cm_mad *dreq = cm_recv_mad(work);
+	struct ib_cm_event event = { .event = IB_CM_DREQ_RECEIVED };
+	struct cm_id_priv *p;
+
+	p = cm_find_conn(dreq);
+	if (!p) {
+		/* The connection is gone; the peer still needs its DREP. */
+		cm_count(work->port, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID, 1);
+		trace_icm_dreq_unknown_err(NULL);
+		cm_issue_drep(work->port, work->recv_wc, false);
+		return;
+	}
+
+	spin_lock_irq(&p->lock);
+	if (p->local_qpn != cpu_to_be32(cm_get(dreq, CM_DREQ_REMOTE_QPN))) {
+		spin_unlock_irq(&p->lock);
+		cm_count_drop(work->port, CM_DROP_FIELD);
+		goto out;
+	}
+	switch (p->id.state) {
+	case IB_CM_REP_SENT:
+	case IB_CM_MRA_REP_RCVD:
+	case IB_CM_DREQ_SENT:
+	case IB_CM_ESTABLISHED:
+		/* Also stops a LAP in flight. */
+		cm_cancel_msg(p);
+		break;
+	case IB_CM_TIMEWAIT:
+		spin_unlock_irq(&p->lock);
+		cm_count(work->port, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID, 1);
+		cm_issue_drep(work->port, work->recv_wc, true);
+		goto out;
+	case IB_CM_DREQ_RCVD:
+		spin_unlock_irq(&p->lock);
+		cm_count(work->port, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID, 1);
+		goto out;
+	default:
+		spin_unlock_irq(&p->lock);
+		trace_icm_dreq_unknown_err(&p->id);
+		goto out;
+	}
+	p->id.state = IB_CM_DREQ_RCVD;
+	p->tid = dreq->hdr.tid;
+	spin_unlock_irq(&p->lock);
+	event.private_data = cm_field_ptr(dreq, CM_DREQ_PRIVATE_DATA);
+	cm_deliver(p, &event);
+out:
+	cm_put_id(p);
+}
+
+static void cm_recv_drep(struct cm_work *work)
+{
+	struct cm_mad *drep = cm_recv_mad(work);
+	struct ib_cm_event event = { .event = IB_CM_DREP_RECEIVED };
+	struct cm_id_priv *p;
+
+	p = cm_find_conn(drep);
+	if (!p)
+		return;
+	spin_lock_irq(&p->lock);
+	if (p->id.state != IB_CM_DREQ_SENT && p->id.state != IB_CM_DREQ_RCVD) {
+		spin_unlock_irq(&p->lock);
+		if (p->id.state == IB_CM_TIMEWAIT)
+			cm_count(work->port, CM_RECV_DUPLICATES,
+				 CM_DREP_ATTR_ID, 1);
+		goto out;
+	}
+	cm_enter_timewait(p);
+	spin_unlock_irq(&p->lock);
+	event.private_data = cm_field_ptr(drep, CM_DREP_PRIVATE_DATA);
+	cm_deliver(p, &event);
+out:
+	cm_put_id(p);
+}
+
+/* ---------------------------------------------------------------------
+ * Receiving: SIDR_REQ, SIDR_REP
+ */
+
+static void cm_recv_sidr_req(struct cm_work *work)
+{
+	struct cm_mad *req = cm_recv_mad(work);
+	struct ib_wc *wc = work->recv_wc->wc;
+	struct ib_cm_event event = { .event = IB_CM_SIDR_REQ_RECEIVED };
+	struct ib_cm_sidr_req_event_param *param = &event.param.sidr_req_rcvd;
+	struct cm_id_priv *p, *listen;
+
+	p = cm_alloc_id(work->port->cm_dev->ib_device, NULL, NULL, false,
+			GFP_KERNEL);
+	if (IS_ERR(p)) {
+		cm_count_drop(work->port, CM_DROP_NOMEM);
+		return;
+	}
+	p->id.remote_id = cpu_to_be32(cm_get(req, CM_SIDR_REQ_REQUEST_ID));
+	p->id.service_id = cpu_to_be64(cm_get(req, CM_SIDR_REQ_SERVICE_ID));
+	p->tid = req->hdr.tid;
+	p->id.state = IB_CM_SIDR_REQ_RCVD;
+	if (wc->wc_flags & IB_WC_GRH)
+		p->sidr_gid = work->recv_wc->recv_buf.grh->sgid;
+	else
+		p->sidr_lid = wc->slid;
+	if (cm_av_from_wc(&p->av, work->port, work->recv_wc)) {
+		cm_count_drop(work->port, CM_DROP_FIELD);
+		goto free;
+	}
+
+	spin_lock_irq(&cm.lock);
+	if (cm_insert_sidr(p)) {
+		spin_unlock_irq(&cm.lock);
+		cm_count(work->port, CM_RECV_DUPLICATES, CM_SIDR_REQ_ATTR_ID, 1);
+		goto free;
+	}
+	listen = cm_find_listen(p->id.device, p->id.service_id);
+	if (listen && !refcount_inc_not_zero(&listen->refcount))
+		listen = NULL;
+	spin_unlock_irq(&cm.lock);
+	if (!listen) {
+		struct ib_cm_sidr_rep_param rep = { .status = IB_SIDR_UNSUPPORTED };
+
+		ib_send_cm_sidr_rep(&p->id, &rep);
+		goto free;
+	}
+
+	param->listen_id = &listen->id;
+	param->service_id = p->id.service_id;
+	param->sgid_attr = p->av.ah_attr.grh.sgid_attr;
+	param->bth_pkey = cm_bth_pkey(work);
+	param->port = work->port->port_num;
+	param->pkey = cm_get(req, CM_SIDR_REQ_PARTITION_KEY);
+	event.private_data = cm_field_ptr(req, CM_SIDR_REQ_PRIVATE_DATA);
+	cm_publish_id(p);
+	cm_deliver_new(p, listen, &event);
+	cm_put_id(listen);
+	return;
+
+free:
+	p->id.state = IB_CM_IDLE;
+	p->destroyed = true;
+	cm_put_id(p);
+}
+
+static void cm_recv_sidr_rep(struct cm_work *work)
+{
+	struct cm_mad *rep = cm_recv_mad(work);
+	struct ib_cm_event event = { .event = IB_CM_SIDR_REP_RECEIVED };
+	struct ib_cm_sidr_rep_event_param *param = &event.param.sidr_rep_rcvd;
+	unsigned int status = cm_get(rep, CM_SIDR_REP_STATUS);
+	unsigned int info_len = cm_get(rep, CM_SIDR_REP_INFO_LENGTH);
+	struct cm_id_priv *p;
+
+	if (status > IB_SIDR_UNSUPPORTED_VERSION ||
+	    info_len > IB_CM_SIDR_REP_INFO_LENGTH) {
+		cm_count_drop(work->port, CM_DROP_FIELD);
+		return;
+	}
+	p = cm_find_local(cpu_to_be32(cm_get(rep, CM_SIDR_REP_REQUEST_ID)), 0);
+	if (!p)
+		return;
+	spin_lock_irq(&p->lock);
+	if (p->id.state != IB_CM_SIDR_REQ_SENT) {
+		spin_unlock_irq(&p->lock);
+		cm_count(work->port, CM_RECV_DUPLICATES, CM_SIDR_REP_ATTR_ID, 1);
+		goto out;
+	}
+	cm_cancel_msg(p);
+	p->id.state = IB_CM_IDLE;
+	spin_unlock_irq(&p->lock);
+
+	param->status = status;
+	param->qkey = cm_get(rep, CM_SIDR_REP_Q_KEY);
+	param->qpn = cm_get(rep, CM_SIDR_REP_QPN);
+	param->info = cm_field_ptr(rep, CM_SIDR_REP_INFO);
+	param->info_len = info_len;
+	param->sgid_attr = p->av.ah_attr.grh.sgid_attr;
+	event.private_data = cm_field_ptr(rep, CM_SIDR_REP_PRIVATE_DATA);
+	cm_deliver(p, &event);
+out:
+	cm_put_id(p);
+}
+
+/* ---------------------------------------------------------------------
+ * Receiving: LAP, APR (no API sends a LAP; both are accepted)
+ */
+
+static void cm_path_from_lap(struct cm_mad *lap, struct cm_id_priv *p,
+			     struct sa_path_rec *path)
+{
+	u8 plt = cm_get(lap, CM_LAP_ALT_LOCAL_ACK_TIMEOUT);
+
+	memset(path, 0, sizeof(*path));
+	path->rec_type = SA_PATH_REC_TYPE_IB;
+	path->dgid = *(union ib_gid *)cm_field_ptr(lap, CM_LAP_ALT_LOCAL_GID);
+	path->sgid = *(union ib_gid *)cm_field_ptr(lap, CM_LAP_ALT_REMOTE_GID);
+	path->flow_label = cpu_to_be32(cm_get(lap, CM_LAP_ALT_FLOW_LABEL));
+	path->hop_limit = cm_get(lap, CM_LAP_ALT_HOP_LIMIT);
+	path->traffic_class = cm_get(lap, CM_LAP_ALT_TRAFFIC_CLASS);
+	path->reversible = 1;
+	path->pkey = p->pkey;
+	path->sl = cm_get(lap, CM_LAP_ALT_SL);
+	path->mtu_selector = IB_SA_EQ;
+	path->mtu = p->path_mtu;
+	path->rate_selector = IB_SA_EQ;
+	path->rate = cm_get(lap, CM_LAP_ALT_PACKET_RATE);
+	path->packet_life_time_selector = IB_SA_EQ;
+	path->packet_life_time = plt ? plt - 1 : 0;
+	path->service_id = p->id.service_id;
+	sa_path_set_dlid(path, cm_get(lap, CM_LAP_ALT_LOCAL_LID));
+	sa_path_set_slid(path, cm_get(lap, CM_LAP_ALT_REMOTE_LID));
+}
+
+static void cm_recv_lap(struct cm_work *work)
+{
+	struct cm_mad *lap = cm_recv_mad(work);
+	struct ib_cm_event event = { .event = IB_CM_LAP_RECEIVED };
+	struct ib_mad_send_buf *msg;
+	struct cm_av alt_av = {};
+	struct cm_id_priv *p;
+
+	/* Alternate paths exist only on InfiniBand links. */
+	if (!rdma_protocol_ib(work->port->cm_dev->ib_device,
+			      work->port->port_num)) {
+		cm_count_drop(work->port, CM_DROP_ATTR);
+		return;
+	}
+	p = cm_find_conn(lap);
+	if (!p)
+		return;
+
+	spin_lock_irq(&p->lock);
+	if (p->id.state != IB_CM_ESTABLISHED)
+		goto unlock;
+	switch (p->id.lap_state) {
+	case IB_CM_LAP_UNINIT:
+	case IB_CM_LAP_IDLE:
+		break;
+	case IB_CM_MRA_LAP_SENT:
+		cm_count(work->port, CM_RECV_DUPLICATES, CM_LAP_ATTR_ID, 1);
+		msg = cm_alloc_response(work->port, work->recv_wc);
+		if (IS_ERR(msg))
+			goto unlock;
+		cm_format_mra(cm_msg_mad(msg), p, CM_MSG_RESPONSE_OTHER);
+		spin_unlock_irq(&p->lock);
+		cm_post_resent(msg);
+		goto out;
+	case IB_CM_LAP_RCVD:
+		cm_count(work->port, CM_RECV_DUPLICATES, CM_LAP_ATTR_ID, 1);
+		fallthrough;
+	default:
+		goto unlock;
+	}
+	cm_path_from_lap(lap, p, &work->path[0]);
+	spin_unlock_irq(&p->lock);
+
+	/* May sleep: set the new alternate path up outside the lock. */
+	if (cm_av_from_path(&alt_av, &work->path[0], NULL)) {
+		cm_av_release(&alt_av);
+		goto out;
+	}
+
+	spin_lock_irq(&p->lock);
+	if (p->id.state != IB_CM_ESTABLISHED ||
+	    (p->id.lap_state != IB_CM_LAP_UNINIT &&
+	     p->id.lap_state != IB_CM_LAP_IDLE)) {
+		spin_unlock_irq(&p->lock);
+		cm_av_release(&alt_av);
+		goto out;
+	}
+	cm_av_move(&p->alt_av, &alt_av);
+	p->id.lap_state = IB_CM_LAP_RCVD;
+	p->tid = lap->hdr.tid;
+	spin_unlock_irq(&p->lock);
+	cm_av_release(&alt_av);
+
+	event.param.lap_rcvd.alternate_path = &work->path[0];
+	event.private_data = cm_field_ptr(lap, CM_LAP_PRIVATE_DATA);
+	cm_deliver(p, &event);
+	goto out;
+
+unlock:
+	spin_unlock_irq(&p->lock);
+out:
+	cm_put_id(p);
+}
+
+static void cm_recv_apr(struct cm_work *work)
+{
+	struct cm_mad *apr = cm_recv_mad(work);
+	struct ib_cm_event event = { .event = IB_CM_APR_RECEIVED };
+	unsigned int status = cm_get(apr, CM_APR_STATUS);
+	unsigned int info_len = cm_get(apr, CM_APR_INFO_LENGTH);
+	struct cm_id_priv *p;
+
+	if (status > IB_CM_APR_INVALID_SL || info_len > IB_CM_APR_INFO_LENGTH) {
+		cm_count_drop(work->port, CM_DROP_FIELD);
+		return;
+	}
+	p = cm_find_conn(apr);
+	if (!p)
+		return;
+	spin_lock_irq(&p->lock);
+	if (p->id.state != IB_CM_ESTABLISHED ||
+	    (p->id.lap_state != IB_CM_LAP_SENT &&
+	     p->id.lap_state != IB_CM_MRA_LAP_RCVD)) {
+		spin_unlock_irq(&p->lock);
+		goto out;
+	}
+	p->id.lap_state = IB_CM_LAP_IDLE;
+	cm_cancel_msg(p);
+	spin_unlock_irq(&p->lock);
+
+	event.param.apr_rcvd.ap_status = status;
+	event.param.apr_rcvd.apr_info = cm_field_ptr(apr, CM_APR_INFO);
+	event.param.apr_rcvd.info_len = info_len;
+	event.private_data = cm_field_ptr(apr, CM_APR_PRIVATE_DATA);
+	cm_deliver(p, &event);
+out:
+	cm_put_id(p);
+}
+
+/* ---------------------------------------------------------------------
+ * Send completions, timeouts, establishment
+ */
+
+/* A retried message timed out or failed: tell the id, if still current. */
+static void cm_process_send_error(struct cm_work *work)
+{
+	struct ib_mad_send_buf *msg = work->msg;
+	struct cm_id_priv *p = msg->context[0];
+	enum ib_cm_state sent = (unsigned long)msg->context[1];
+	struct ib_cm_event event = { .param.send_status = work->status };
+	bool notify = true;
+
+	spin_lock_irq(&p->lock);
+	if (p->msg != msg) {
+		spin_unlock_irq(&p->lock);
+		goto free;
+	}
+	p->msg = NULL;
+	switch (sent) {
+	case IB_CM_REQ_SENT:
+		cm_reset_to_idle(p);
+		event.event = IB_CM_REQ_ERROR;
+		break;
+	case IB_CM_REP_SENT:
+		cm_reset_to_idle(p);
+		event.event = IB_CM_REP_ERROR;
+		break;
+	case IB_CM_DREQ_SENT:
+		cm_enter_timewait(p);
+		event.event = IB_CM_DREQ_ERROR;
+		break;
+	case IB_CM_SIDR_REQ_SENT:
+		p->id.state = IB_CM_IDLE;
+		event.event = IB_CM_SIDR_REQ_ERROR;
+		break;
+	default:
+		notify = false;
+		break;
+	}
+	spin_unlock_irq(&p->lock);
+	trace_icm_mad_send_err(sent, work->status);
+	if (notify)
+		cm_deliver(p, &event);
+free:
+	cm_free_msg(msg);
+	cm_put_id(p);
+}
+
+static void cm_process_establish(struct cm_work *work)
+{
+	struct cm_id_priv *p = work->cm_id_priv;
+	struct ib_cm_event event = { .event = IB_CM_USER_ESTABLISHED };
+	bool notify = false;
+
+	spin_lock_irq(&p->lock);
+	if (p->id.state == IB_CM_REP_SENT || p->id.state == IB_CM_MRA_REP_RCVD) {
+		cm_cancel_msg(p);
+		p->id.state = IB_CM_ESTABLISHED;
+		notify = true;
+	}
+	spin_unlock_irq(&p->lock);
+	if (notify)
+		cm_deliver(p, &event);
+	else
+		trace_icm_establish_err(&p->id);
+	cm_put_id(p);
+}
+
+/* One handler per message, in attribute ID order (REQ = 0x10 ... APR). */
+static void (*const cm_recv_fn[CM_ATTR_COUNT])(struct cm_work *work) = {
+	cm_recv_req, cm_recv_mra, cm_recv_rej, cm_recv_rep, cm_recv_rtu,
+	cm_recv_dreq, cm_recv_drep, cm_recv_sidr_req, cm_recv_sidr_rep,
+	cm_recv_lap, cm_recv_apr,
+};
+
+static void cm_process_recv(struct cm_work *work)
+{
+	cm_recv_fn[cm_attr_index(cm_recv_mad(work)->hdr.attr_id)](work);
+	ib_free_recv_mad(work->recv_wc);
+}
+
+static void cm_work_handler(struct work_struct *_work)
+{
+	struct cm_work *work = container_of(_work, struct cm_work, work);
+
+	switch (work->kind) {
+	case CM_WORK_RECV:
+		cm_process_recv(work);
+		break;
+	case CM_WORK_SEND_ERROR:
+		cm_process_send_error(work);
+		break;
+	case CM_WORK_ESTABLISH:
+		cm_process_establish(work);
+		break;
+	}
+	kfree(work);
+}
+
+static void cm_send_handler(struct ib_mad_agent *agent,
+			    struct ib_mad_send_wc *wc)
+{
+	struct ib_mad_send_buf *msg = wc->send_buf;
+	struct cm_id_priv *p = msg->context[0];
+	struct cm_port *port = agent->context;
+	__be16 attr_id = ((struct ib_mad_hdr *)msg->mad)->attr_id;
+	struct cm_work *work;
+	int retries = msg->retries;
+
+	if (msg->context[1] == CM_MSG_RESENT)
+		retries = 1;
+	cm_count(port, CM_XMIT, attr_id, 1 + retries);
+	if (retries)
+		cm_count(port, CM_XMIT_RETRIES, attr_id, retries);
+
+	if (!p) {
+		cm_free_msg(msg);
+		return;
+	}
+
+	/* Cancelled sends (answered, or the agent going away) need nothing. */
+	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
+		work = kzalloc(sizeof(*work), GFP_ATOMIC);
+		if (work) {
+			INIT_WORK(&work->work, cm_work_handler);
+			work->kind = CM_WORK_SEND_ERROR;
+			work->msg = msg;
+			work->status = wc->status;
+			queue_work(cm.wq, &work->work);
+			return;
+		}
+	}
+
+	spin_lock_irq(&p->lock);
+	if (p->msg == msg)
+		p->msg = NULL;
+	spin_unlock_irq(&p->lock);
+	cm_free_msg(msg);
+	cm_put_id(p);
+}
+
+/* First checks on a received MAD, before it is queued. */
+static int cm_check_mad(struct ib_mad_recv_wc *recv_wc)
+{
+	const struct ib_mad_hdr *hdr = &recv_wc->recv_buf.mad->mad_hdr;
+
+	if (recv_wc->mad_len < (int)sizeof(struct cm_mad))
+		return CM_DROP_LENGTH;
+	if (hdr->base_version != IB_MGMT_BASE_VERSION ||
+	    hdr->mgmt_class != IB_MGMT_CLASS_CM ||
+	    hdr->class_version != CM_CLASS_VERSION)
+		return CM_DROP_VERSION;
+	if (hdr->method != IB_MGMT_METHOD_SEND)
+		return CM_DROP_METHOD;
+	if (!cm_attr_valid(hdr->attr_id))
+		return CM_DROP_ATTR;
+	return -1;
+}
+
+static void cm_recv_handler(struct ib_mad_agent *agent,
+			    struct ib_mad_send_buf *send_buf,
+			    struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_port *port = agent->context;
+	struct cm_work *work;
+	int why;
+
+	why = cm_check_mad(recv_wc);
+	if (why >= 0) {
+		cm_count_drop(port, why);
+		goto free;
+	}
+	cm_count(port, CM_RECV, recv_wc->recv_buf.mad->mad_hdr.attr_id, 1);
+
+	work = kzalloc(sizeof(*work), GFP_KERNEL);
+	if (!work) {
+		cm_count_drop(port, CM_DROP_NOMEM);
+		goto free;
+	}
+	INIT_WORK(&work->work, cm_work_handler);
+	work->kind = CM_WORK_RECV;
+	work->port = port;
+	work->recv_wc = recv_wc;
+	queue_work(cm.wq, &work->work);
+	return;
+
+free:
+	ib_free_recv_mad(recv_wc);
+}
+
+/* ---------------------------------------------------------------------
+ * The API: creating, listening, destroying
+ *
+ * The exported functions are documented in include/rdma/ib_cm.h.
+ */
+
+struct ib_cm_id *ib_create_cm_id(struct ib_device *device,
+				 ib_cm_handler cm_handler, void *context)
+{
+	struct cm_id_priv *p;
+
+	if (!device || !cm_handler) {
+		pr_warn_ratelimited("ib_cm: %s without %s\n", __func__,
+				    device ? "handler" : "device");
+		return ERR_PTR(-EINVAL);
+	}
+	p = cm_alloc_id(device, cm_handler, context, true, GFP_KERNEL);
+	if (IS_ERR(p))
+		return ERR_CAST(p);
+	return &p->id;
+}
+EXPORT_SYMBOL(ib_create_cm_id);
+
+static int cm_listen_locked(struct cm_id_priv *p, __be64 service_id)
+{
+	lockdep_assert_held(&cm.lock);
+	if (service_id == IB_CM_ASSIGN_SERVICE_ID) {
+		do {
+			service_id = cpu_to_be64(cm.next_service_id++);
+		} while (cm_find_listen(p->id.device, service_id));
+	} else if (cm_find_listen(p->id.device, service_id)) {
+		return -EBUSY;
+	}
+	p->id.service_id = service_id;
+	p->id.state = IB_CM_LISTEN;
+	p->listen_sharecount = 1;
+	cm_insert_listen(p);
+	return 0;
+}
+
+int ib_cm_listen(struct ib_cm_id *cm_id, __be64 service_id)
+{
+	struct cm_id_priv *p = to_priv(cm_id);
+	int ret = -EINVAL;
+
+	/* Only the assign request itself may use the reserved range. */
+	if ((service_id & IB_SERVICE_ID_AGN_MASK) == IB_CM_ASSIGN_SERVICE_ID &&
+	    service_id != IB_CM_ASSIGN_SERVICE_ID)
+		return -EINVAL;
+
+	spin_lock_irq(&p->lock);
+	if (p->id.state == IB_CM_IDLE && !p->destroyed) {
+		spin_lock(&cm.lock);
+		ret = cm_listen_locked(p, service_id);
+		spin_unlock(&cm.lock);
+	}
+	spin_unlock_irq(&p->lock);
+	return ret;
+}
+EXPORT_SYMBOL(ib_cm_listen);
+
+struct ib_cm_id *ib_cm_insert_listen(struct ib_device *device,
+				     ib_cm_handler cm_handler,
+				     __be64 service_id)
+{
+	struct cm_id_priv *p, *old;
+	struct ib_cm_id *cm_id;
+	int ret = 0;
+
+	cm_id = ib_create_cm_id(device, cm_handler, NULL);
+	if (IS_ERR(cm_id))
+		return cm_id;
+	p = to_priv(cm_id);
+
+	spin_lock_irq(&p->lock);
+	spin_lock(&cm.lock);
+	old = service_id == IB_CM_ASSIGN_SERVICE_ID ? NULL :
+	      cm_find_listen(device, service_id);
+	if (old) {
+		/* A listener in the tree has users; share it if we may. */
+		if (old->id.cm_handler == cm_handler && !old->id.context &&
+		    refcount_inc_not_zero(&old->refcount))
+			old->listen_sharecount++;
+		else
+			ret = -EINVAL;
+	} else {
+		ret = cm_listen_locked(p, service_id);
+	}
+	spin_unlock(&cm.lock);
+	spin_unlock_irq(&p->lock);
+
+	if (!old && !ret)
+		return cm_id;
+	cm_destroy(p, 0);
+	return ret ? ERR_PTR(ret) : &old->id;
+}
+EXPORT_SYMBOL(ib_cm_insert_listen);
+
+/* ---------------------------------------------------------------------
+ * The API: connection messages
+ */
+
+static bool cm_data_fits(const void *data, u8 len, u8 max)
+{
+	return !data || len <= max;
+}
+
+static int cm_check_req_param(struct ib_cm_req_param *param)
+{
+	struct sa_path_rec *pri = param->primary_path;
+	struct sa_path_rec *alt = param->alternate_path;
+
+	if (!pri)
+		return -EINVAL;
+	if (param->qp_type != IB_QPT_RC && param->qp_type != IB_QPT_UC &&
+	    param->qp_type != IB_QPT_XRC_INI)
+		return -EINVAL;
+	if (!cm_data_fits(param->private_data, param->private_data_len,
+			  IB_CM_REQ_PRIVATE_DATA_SIZE))
+		return -EINVAL;
+	if (alt && (alt->pkey != pri->pkey || alt->mtu != pri->mtu))
+		return -EINVAL;
+	if (param->local_cm_response_timeout > 31 ||
+	    param->remote_cm_response_timeout > 31 ||
+	    param->max_cm_retries > 15 || param->retry_count > 7 ||
+	    param->rnr_retry_count > 7)
+		return -EINVAL;
+	return 0;
+}
+
+/* The LIDs a REQ carries for one path. */
+static void cm_req_lids(struct sa_path_rec *path, struct sa_path_rec *inbound,
+			u16 *local, u16 *remote)
+{
+	if (path->hop_limit <= 1) {
+		*local = be32_to_cpu(sa_path_get_slid(path));
+		*remote = be32_to_cpu(sa_path_get_dlid(path));
+		return;
+	}
+	/* Routed: our LID as the peer sees it, if known; the peer's is not. */
+	*local = inbound ? be16_to_cpu(inbound->ib.dlid) : 0xffff;
+	*remote = 0xffff;
+}
+
+static void cm_format_req(struct cm_mad *mad, struct cm_id_priv *p,
+			  struct ib_cm_req_param *param)
+{
+	struct sa_path_rec *pri = param->primary_path;
+	struct sa_path_rec *alt = param->alternate_path;
+	u8 ack_delay = p->av.port->cm_dev->ack_delay;
+	u16 llid, rlid;
+
+	cm_init_mad(mad, CM_REQ_ATTR_ID, p->tid);
+	mad->hdr.attr_mod = cpu_to_be32(param->ece.attr_mod);
+	cm_set(mad, CM_REQ_LOCAL_COMM_ID, be32_to_cpu(p->id.local_id));
+	cm_set(mad, CM_REQ_VENDOR_ID, param->ece.vendor_id);
+	cm_set(mad, CM_REQ_SERVICE_ID, be64_to_cpu(param->service_id));
+	cm_set(mad, CM_REQ_LOCAL_CA_GUID, be64_to_cpu(p->id.device->node_guid));
+	cm_set(mad, CM_REQ_LOCAL_QPN, param->qp_num);
+	cm_set(mad, CM_REQ_INITIATOR_DEPTH, param->initiator_depth);
+	cm_set(mad, CM_REQ_REMOTE_CM_RESP_TIMEOUT,
+	       param->remote_cm_response_timeout);
+	if (param->qp_type == IB_QPT_XRC_INI) {
+		cm_set(mad, CM_REQ_TRANSPORT_SERVICE, CM_REQ_TRANSPORT_EXTENDED);
+		cm_set(mad, CM_REQ_EXT_TRANSPORT, CM_REQ_EXT_TRANSPORT_XRC);
+	} else {
+		cm_set(mad, CM_REQ_TRANSPORT_SERVICE,
+		       param->qp_type == IB_QPT_UC ? CM_REQ_TRANSPORT_UC :
+						     CM_REQ_TRANSPORT_RC);
+		cm_set(mad, CM_REQ_RESPONDER_RESOURCES,
+		       param->responder_resources);
+		cm_set(mad, CM_REQ_RETRY_COUNT, param->retry_count);
+		cm_set(mad, CM_REQ_RNR_RETRY_COUNT, param->rnr_retry_count);
+		cm_set(mad, CM_REQ_SRQ, param->srq);
+	}
+	cm_set(mad, CM_REQ_END_TO_END_FLOW_CTRL, param->flow_control);
+	cm_set(mad, CM_REQ_STARTING_PSN, param->starting_psn);
+	cm_set(mad, CM_REQ_LOCAL_CM_RESP_TIMEOUT,
+	       param->local_cm_response_timeout);
+	cm_set(mad, CM_REQ_PARTITION_KEY, be16_to_cpu(pri->pkey));
+	cm_set(mad, CM_REQ_PATH_MTU, pri->mtu);
+	cm_set(mad, CM_REQ_MAX_CM_RETRIES, param->max_cm_retries);
+
+	memcpy(cm_field_ptr(mad, CM_REQ_PRI_LOCAL_GID), &pri->sgid,
+	       sizeof(pri->sgid));
+	memcpy(cm_field_ptr(mad, CM_REQ_PRI_REMOTE_GID), &pri->dgid,
+	       sizeof(pri->dgid));
+	cm_req_lids(pri, param->primary_path_inbound, &llid, &rlid);
+	cm_set(mad, CM_REQ_PRI_LOCAL_LID, llid);
+	cm_set(mad, CM_REQ_PRI_REMOTE_LID, rlid);
+	cm_set(mad, CM_REQ_PRI_FLOW_LABEL, be32_to_cpu(pri->flow_label));
+	cm_set(mad, CM_REQ_PRI_PACKET_RATE, pri->rate);
+	cm_set(mad, CM_REQ_PRI_TRAFFIC_CLASS, pri->traffic_class);
+	cm_set(mad, CM_REQ_PRI_HOP_LIMIT, pri->hop_limit);
+	cm_set(mad, CM_REQ_PRI_SL, pri->sl);
+	cm_set(mad, CM_REQ_PRI_SUBNET_LOCAL, pri->hop_limit <= 1);
+	cm_set(mad, CM_REQ_PRI_LOCAL_ACK_TIMEOUT,
+	       cm_ack_timeout(ack_delay, pri->packet_life_time));
+
+	if (alt) {
+		memcpy(cm_field_ptr(mad, CM_REQ_ALT_LOCAL_GID), &alt->sgid,
+		       sizeof(alt->sgid));
+		memcpy(cm_field_ptr(mad, CM_REQ_ALT_REMOTE_GID), &alt->dgid,
+		       sizeof(alt->dgid));
+		cm_req_lids(alt, NULL, &llid, &rlid);
+		cm_set(mad, CM_REQ_ALT_LOCAL_LID, llid);
+		cm_set(mad, CM_REQ_ALT_REMOTE_LID, rlid);
+		cm_set(mad, CM_REQ_ALT_FLOW_LABEL, be32_to_cpu(alt->flow_label));
+		cm_set(mad, CM_REQ_ALT_PACKET_RATE, alt->rate);
+		cm_set(mad, CM_REQ_ALT_TRAFFIC_CLASS, alt->traffic_class);
+		cm_set(mad, CM_REQ_ALT_HOP_LIMIT, alt->hop_limit);
+		cm_set(mad, CM_REQ_ALT_SL, alt->sl);
+		cm_set(mad, CM_REQ_ALT_SUBNET_LOCAL, alt->hop_limit <= 1);
+		cm_set(mad, CM_REQ_ALT_LOCAL_ACK_TIMEOUT,
+		       cm_ack_timeout(ack_delay, alt->packet_life_time));
+	}
+	cm_put_data(cm_field_ptr(mad, CM_REQ_PRIVATE_DATA),
+		    cm_field_bytes(CM_REQ_PRIVATE_DATA), param->private_data,
+		    param->private_data_len);
+}
+
+int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
+{
+	struct cm_id_priv *p = to_priv(cm_id);
+	struct cm_av av = {}, alt_av = {};
+	struct ib_mad_send_buf *msg;
+	int ret;
+
+	ret = cm_check_req_param(param);
+	if (ret) {
+		pr_warn_ratelimited("ib_cm: %s: invalid parameters\n", __func__);
+		return ret;
+	}
+
+	/* Resolving the paths may sleep: do it before taking the lock. */
+	ret = cm_av_from_path(&av, param->primary_path, param->ppath_sgid_attr);
+	if (ret)
+		goto out;
+	if (param->alternate_path) {
+		ret = cm_av_from_path(&alt_av, param->alternate_path, NULL);
+		if (ret)
+			goto out;
+	}
+
+	spin_lock_irq(&p->lock);
+	if (p->id.state != IB_CM_IDLE || p->destroyed) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+	cm_av_move(&p->av, &av);
+	if (param->primary_path_outbound)
+		p->av.dlid_datapath =
+			be16_to_cpu(param->primary_path_outbound->ib.dlid);
+	if (param->alternate_path)
+		cm_av_move(&p->alt_av, &alt_av);
+	p->id.service_id = param->service_id;
+	p->timeout_ms = 2 * cm_iba_to_ms(param->primary_path->packet_life_time) +
+			cm_iba_to_ms(param->remote_cm_response_timeout);
+	p->max_cm_retries = param->max_cm_retries;
+	p->initiator_depth = param->initiator_depth;
+	p->responder_resources = param->responder_resources;
+	p->retry_count = param->retry_count;
+	p->rnr_retry_count = param->rnr_retry_count;
+	p->path_mtu = param->primary_path->mtu;
+	p->pkey = param->primary_path->pkey;
+	p->qp_type = param->qp_type;
+	p->local_qpn = cpu_to_be32(param->qp_num & 0xffffff);
+	p->rq_psn = cpu_to_be32(param->starting_psn & 0xffffff);
+	p->id.remote_id = 0;
+	p->tid = cm_new_tid();
+
+	msg = cm_alloc_msg(p, false);
+	if (IS_ERR(msg)) {
+		ret = PTR_ERR(msg);
+		goto unlock;
+	}
+	cm_format_req(cm_msg_mad(msg), p, param);
+	trace_icm_send_req(&p->id);
+	ret = cm_post_tracked(p, msg, IB_CM_REQ_SENT);
+	if (!ret)
+		p->id.state = IB_CM_REQ_SENT;
+unlock:
+	spin_unlock_irq(&p->lock);
+out:
+	cm_av_release(&av);
+	cm_av_release(&alt_av);
+	return ret;
+}
+EXPORT_SYMBOL(ib_send_cm_req);
+
+static void cm_format_rep(struct cm_mad *mad, struct cm_id_priv *p,
+			  struct ib_cm_rep_param *param)
+{
+	cm_init_mad(mad, CM_REP_ATTR_ID, p->tid);
+	mad->hdr.attr_mod = cpu_to_be32(param->ece.attr_mod);
+	cm_set(mad, CM_REP_LOCAL_COMM_ID, be32_to_cpu(p->id.local_id));
+	cm_set(mad, CM_REP_REMOTE_COMM_ID, be32_to_cpu(p->id.remote_id));
+	cm_set(mad, CM_REP_STARTING_PSN, param->starting_psn);
+	cm_set(mad, CM_REP_RESPONDER_RESOURCES, param->responder_resources);
+	cm_set(mad, CM_REP_TARGET_ACK_DELAY, p->av.port->cm_dev->ack_delay);
+	cm_set(mad, CM_REP_FAILOVER_ACCEPTED, param->failover_accepted);
+	cm_set(mad, CM_REP_RNR_RETRY_COUNT, param->rnr_retry_count);
+	cm_set(mad, CM_REP_LOCAL_CA_GUID, be64_to_cpu(p->id.device->node_guid));
+	if (p->qp_type == IB_QPT_XRC_TGT) {
+		/* An XRC target has no send side; it always uses an SRQ. */
+		cm_set(mad, CM_REP_SRQ, 1);
+		cm_set(mad, CM_REP_LOCAL_EECN, param->qp_num);
+	} else {
+		cm_set(mad, CM_REP_INITIATOR_DEPTH, param->initiator_depth);
+		cm_set(mad, CM_REP_END_TO_END_FLOW_CTRL, param->flow_control);
+		cm_set(mad, CM_REP_SRQ, param->srq);
+		cm_set(mad, CM_REP_LOCAL_QPN, param->qp_num);
+	}
+	cm_set(mad, CM_REP_VENDOR_ID_H, param->ece.vendor_id >> 16);
+	cm_set(mad, CM_REP_VENDOR_ID_M, param->ece.vendor_id >> 8);
+	cm_set(mad, CM_REP_VENDOR_ID_L, param->ece.vendor_id);
+	cm_put_data(cm_field_ptr(mad, CM_REP_PRIVATE_DATA),
+		    cm_field_bytes(CM_REP_PRIVATE_DATA), param->private_data,
+		    param->private_data_len);
+}
+
+int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
+{
+	struct cm_id_priv *p = to_priv(cm_id);
+	struct ib_mad_send_buf *msg;
+	unsigned long flags;
+	int ret;
+
+	if (!cm_data_fits(param->private_data, param->private_data_len,
+			  IB_CM_REP_PRIVATE_DATA_SIZE) ||
+	    param->rnr_retry_count > 7)
+		return -EINVAL;
+
+	spin_lock_irqsave(&p->lock, flags);
+	if ((p->id.state != IB_CM_REQ_RCVD &&
+	     p->id.state != IB_CM_MRA_REQ_SENT) || p->destroyed) {
+		trace_icm_send_rep_err(be32_to_cpu(p->id.local_id), p->id.state);
+		ret = -EINVAL;
+		goto out;
+	}
+	msg = cm_alloc_msg(p, true);
+	if (IS_ERR(msg)) {
+		ret = PTR_ERR(msg);
+		goto out;
+	}
+	cm_format_rep(cm_msg_mad(msg), p, param);
+	trace_icm_send_rep(&p->id);
+	ret = cm_post_tracked(p, msg, IB_CM_REP_SENT);
+	if (ret)
+		goto out;
+	p->id.state = IB_CM_REP_SENT;
+	p->initiator_depth = param->initiator_depth;
+	p->responder_resources = param->responder_resources;
+	p->rq_psn = cpu_to_be32(param->starting_psn & 0xffffff);
+	p->local_qpn = cpu_to_be32(param->qp_num & 0xffffff);
+out:
+	spin_unlock_irqrestore(&p->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(ib_send_cm_rep);
+
+int ib_send_cm_rtu(struct ib_cm_id *cm_id, const void *private_data,
+		   u8 private_data_len)
+{
+	struct cm_id_priv *p = to_priv(cm_id);
+	struct ib_mad_send_buf *msg;
+	unsigned long flags;
+	int ret;
+
+	if (!cm_data_fits(private_data, private_data_len,
+			  IB_CM_RTU_PRIVATE_DATA_SIZE))
+		return -EINVAL;
+
+	spin_lock_irqsave(&p->lock, flags);
+	if ((p->id.state != IB_CM_REP_RCVD &&
+	     p->id.state != IB_CM_MRA_REP_SENT) || p->destroyed) {
+		trace_icm_send_cm_rtu_err(&p->id);
+		ret = -EINVAL;
+		goto out;
+	}
+	msg = cm_alloc_msg(p, false);
+	if (IS_ERR(msg)) {
+		ret = PTR_ERR(msg);
+		goto out;
+	}
+	cm_format_rtu(cm_msg_mad(msg), p, private_data, private_data_len);
+	trace_icm_send_rtu(&p->id);
+	ret = cm_post_oneshot(msg);
+	if (!ret)
+		p->id.state = IB_CM_ESTABLISHED;
+out:
+	spin_unlock_irqrestore(&p->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(ib_send_cm_rtu);
+
+/* On destroy: one DREQ, not retried, for an established connection. */
+static void cm_issue_dreq_once(struct cm_id_priv *p)
+{
+	struct ib_mad_send_buf *msg;
+
+	lockdep_assert_held(&p->lock);
+	msg = cm_alloc_msg(p, false);
+	if (IS_ERR(msg))
+		return;
+	cm_format_dreq(cm_msg_mad(msg), p, NULL, 0);
+	trace_icm_send_dreq(&p->id);
+	cm_post_oneshot(msg);
+}
+
+int ib_send_cm_dreq(struct ib_cm_id *cm_id, const void *private_data,
+		    u8 private_data_len)
+{
+	struct cm_id_priv *p = to_priv(cm_id);
+	struct ib_mad_send_buf *msg;
+	unsigned long flags;
+	int ret;
+
+	if (!cm_data_fits(private_data, private_data_len,
+			  IB_CM_DREQ_PRIVATE_DATA_SIZE))
+		return -EINVAL;
+
+	spin_lock_irqsave(&p->lock, flags);
+	if (p->id.state != IB_CM_ESTABLISHED || p->destroyed) {
+		trace_icm_dreq_skipped(&p->id);
+		ret = -EINVAL;
+		goto out;
+	}
+	/* A LAP in flight is abandoned. */
+	cm_cancel_msg(p);
+	msg = cm_alloc_msg(p, false);
+	if (IS_ERR(msg)) {
+		ret = PTR_ERR(msg);
+		cm_enter_timewait(p);
+		goto out;
+	}
+	cm_format_dreq(cm_msg_mad(msg), p, private_data, private_data_len);
+	trace_icm_send_dreq(&p->id);
+	ret = cm_post_tracked(p, msg, IB_CM_DREQ_SENT);
+	if (ret) {
+		cm_enter_timewait(p);
+		goto out;
+	}
+	p->id.state = IB_CM_DREQ_SENT;
+out:
+	spin_unlock_irqrestore(&p->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(ib_send_cm_dreq);
+
+/* DREQ_RCVD: answer with a DREP and enter timewait.  p->lock held. */
+static int cm_send_drep_locked(struct cm_id_priv *p, const void *data, u8 len)
+{
+	struct ib_mad_send_buf *msg;
+	int ret;
+
+	lockdep_assert_held(&p->lock);
+	msg = cm_alloc_msg(p, false);
+	if (IS_ERR(msg)) {
+		cm_enter_timewait(p);
+		return PTR_ERR(msg);
+	}
+	cm_format_drep(cm_msg_mad(msg), p->id.local_id, p->id.remote_id,
+		       p->tid, data, len);
+	trace_icm_send_drep(&p->id);
+	ret = cm_post_oneshot(msg);
+	cm_enter_timewait(p);
+	return ret;
+}
+
+int ib_send_cm_drep(struct ib_cm_id *cm_id, const void *private_data,
+		    u8 private_data_len)
+{
+	struct cm_id_priv *p = to_priv(cm_id);
+	unsigned long flags;
+	int ret;
+
+	if (!cm_data_fits(private_data, private_data_len,
+			  IB_CM_DREP_PRIVATE_DATA_SIZE))
+		return -EINVAL;
+
+	spin_lock_irqsave(&p->lock, flags);
+	if (p->id.state != IB_CM_DREQ_RCVD || p->destroyed) {
+		trace_icm_send_drep_err(&p->id);
+		ret = -EINVAL;
+	} else {
+		ret = cm_send_drep_locked(p, private_data, private_data_len);
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(ib_send_cm_drep);
+
+int ib_send_cm_rej(struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason,
+		   void *ari, u8 ari_length, const void *private_data,
+		   u8 private_data_len)
+{
+	struct cm_id_priv *p = to_priv(cm_id);
+	unsigned long flags;
+	int ret = 0;
+
+	if (!cm_data_fits(private_data, private_data_len,
+			  IB_CM_REJ_PRIVATE_DATA_SIZE) ||
+	    (ari && ari_length > IB_CM_REJ_ARI_LENGTH))
+		return -EINVAL;
+
+	spin_lock_irqsave(&p->lock, flags);
+	if (p->destroyed) {
+		ret = -EINVAL;
+		goto out;
+	}
+	switch (p->id.state) {
+	case IB_CM_REQ_SENT:
+	case IB_CM_MRA_REQ_RCVD:
+	case IB_CM_REQ_RCVD:
+	case IB_CM_MRA_REQ_SENT:
+	case IB_CM_REP_RCVD:
+	case IB_CM_MRA_REP_SENT:
+		cm_cancel_msg(p);
+		cm_send_rej_locked(p, reason, ari, ari_length, private_data,
+				   private_data_len);
+		cm_reset_to_idle(p);
+		break;
+	case IB_CM_REP_SENT:
+	case IB_CM_MRA_REP_RCVD:
+		cm_cancel_msg(p);
+		cm_send_rej_locked(p, reason, ari, ari_length, private_data,
+				   private_data_len);
+		cm_enter_timewait(p);
+		break;
+	default:
+		trace_icm_send_unknown_rej_err(&p->id);
+		ret = -EINVAL;
+		break;
+	}
+out:
+	spin_unlock_irqrestore(&p->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(ib_send_cm_rej);
+
+int ib_prepare_cm_mra(struct ib_cm_id *cm_id)
+{
+	struct cm_id_priv *p = to_priv(cm_id);
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&p->lock, flags);
+	switch (p->id.state) {
+	case IB_CM_REQ_RCVD:
+		p->id.state = IB_CM_MRA_REQ_SENT;
+		break;
+	case IB_CM_REP_RCVD:
+		p->id.state = IB_CM_MRA_REP_SENT;
+		break;
+	case IB_CM_ESTABLISHED:
+		if (p->id.lap_state == IB_CM_LAP_RCVD) {
+			p->id.lap_state = IB_CM_MRA_LAP_SENT;
+			break;
+		}
+		fallthrough;
+	default:
+		trace_icm_prepare_mra_unknown_err(&p->id);
+		ret = -EINVAL;
+		break;
+	}
+	if (!ret)
+		p->service_timeout = CM_MRA_SERVICE_TIMEOUT_VALUE;
+	spin_unlock_irqrestore(&p->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(ib_prepare_cm_mra);
+
+/* ---------------------------------------------------------------------
+ * The API: SIDR
+ */
+
+int ib_send_cm_sidr_req(struct ib_cm_id *cm_id,
+			struct ib_cm_sidr_req_param *param)
+{
+	struct cm_id_priv *p = to_priv(cm_id);
+	struct ib_mad_send_buf *msg;
+	struct cm_av av = {};
+	struct cm_mad *mad;
+	int ret;
+
+	if (!param->path || !cm_data_fits(param->private_data,
+					  param->private_data_len,
+					  IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE))
+		return -EINVAL;
+
+	ret = cm_av_from_path(&av, param->path, param->sgid_attr);
+	if (ret)
+		goto out;
+
+	spin_lock_irq(&p->lock);
+	if (p->id.state != IB_CM_IDLE || p->destroyed) {
+		ret = -EINVAL;
+		goto unlock;
+	}
+	cm_av_move(&p->av, &av);
+	p->id.service_id = param->service_id;
+	p->timeout_ms = min_t(unsigned long, param->timeout_ms, INT_MAX);
+	p->max_cm_retries = param->max_cm_retries;
+	p->tid = cm_new_tid();
+
+	msg = cm_alloc_msg(p, false);
+	if (IS_ERR(msg)) {
+		ret = PTR_ERR(msg);
+		goto unlock;
+	}
+	mad = cm_msg_mad(msg);
+	cm_init_mad(mad, CM_SIDR_REQ_ATTR_ID, p->tid);
+	cm_set(mad, CM_SIDR_REQ_REQUEST_ID, be32_to_cpu(p->id.local_id));
+	cm_set(mad, CM_SIDR_REQ_PARTITION_KEY, be16_to_cpu(param->path->pkey));
+	cm_set(mad, CM_SIDR_REQ_SERVICE_ID, be64_to_cpu(param->service_id));
+	cm_put_data(cm_field_ptr(mad, CM_SIDR_REQ_PRIVATE_DATA),
+		    cm_field_bytes(CM_SIDR_REQ_PRIVATE_DATA),
+		    param->private_data, param->private_data_len);
+	trace_icm_send_sidr_req(&p->id);
+	ret = cm_post_tracked(p, msg, IB_CM_SIDR_REQ_SENT);
+	if (!ret)
+		p->id.state = IB_CM_SIDR_REQ_SENT;
+unlock:
+	spin_unlock_irq(&p->lock);
+out:
+	cm_av_release(&av);
+	return ret;
+}
+EXPORT_SYMBOL(ib_send_cm_sidr_req);
+
+/* SIDR_REQ_RCVD: answer and return to IDLE.  p->lock held. */
+static int cm_send_sidr_rep_locked(struct cm_id_priv *p,
+				   struct ib_cm_sidr_rep_param *param)
+{
+	struct ib_mad_send_buf *msg;
+	int ret;
+
+	lockdep_assert_held(&p->lock);
+	msg = cm_alloc_msg(p, false);
+	if (IS_ERR(msg)) {
+		ret = PTR_ERR(msg);
+	} else {
+		cm_format_sidr_rep(cm_msg_mad(msg), p, param);
+		trace_icm_send_sidr_rep(&p->id);
+		ret = cm_post_oneshot(msg);
+	}
+	p->id.state = IB_CM_IDLE;
+	cm_unlink_remote(p);
+	return ret;
+}
+
+int ib_send_cm_sidr_rep(struct ib_cm_id *cm_id,
+			struct ib_cm_sidr_rep_param *param)
+{
+	struct cm_id_priv *p = to_priv(cm_id);
+	unsigned long flags;
+	int ret;
+
+	if ((param->info && param->info_length > IB_CM_SIDR_REP_INFO_LENGTH) ||
+	    !cm_data_fits(param->private_data, param->private_data_len,
+			  IB_CM_SIDR_REP_PRIVATE_DATA_SIZE))
+		return -EINVAL;
+
+	spin_lock_irqsave(&p->lock, flags);
+	if (p->id.state != IB_CM_SIDR_REQ_RCVD)
+		ret = -EINVAL;
+	else
+		ret = cm_send_sidr_rep_locked(p, param);
+	spin_unlock_irqrestore(&p->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL(ib_send_cm_sidr_rep);
+/*
+ * Leave the peer in a sane state for an id that is going away, and stop
+ * callbacks.  @err is the handler's return value when the CM destroys the
+ * id on the consumer's behalf: -ENOMEM keeps a pending REQ unanswered so
+ * that the peer retries it.
+ */
+static void cm_destroy(struct cm_id_priv *p, int err)
+{
+	__be64 guid;
+
+	spin_lock_irq(&p->lock);
+	if (p->cb_task == current) {
+		spin_unlock_irq(&p->lock);
+		WARN_ONCE(1, "ib_cm: ib_destroy_cm_id() called from the id's own handler; return non-zero from the handler instead\n");
+		return;
+	}
+	if (p->destroyed) {
+		spin_unlock_irq(&p->lock);
+		WARN_ONCE(1, "ib_cm: cm_id destroyed twice\n");
+		return;
+	}
+	if (p->id.state == IB_CM_LISTEN) {
+		spin_lock(&cm.lock);
+		if (--p->listen_sharecount > 0) {
+			/* A shared listener lives on for its other users. */
+			spin_unlock(&cm.lock);
+			spin_unlock_irq(&p->lock);
+			cm_put_id(p);
+			return;
+		}
+		cm_unlink_node(&p->listen_node, &cm.listen_tree);
+		spin_unlock(&cm.lock);
+	}
+	p->destroyed = true;
+
+	switch (p->id.state) {
+	case IB_CM_LISTEN:
+		p->id.state = IB_CM_IDLE;
+		break;
+	case IB_CM_SIDR_REQ_SENT:
+		cm_cancel_msg(p);
+		p->id.state = IB_CM_IDLE;
+		break;
+	case IB_CM_SIDR_REQ_RCVD: {
+		struct ib_cm_sidr_rep_param rep = { .status = IB_SIDR_REJECT };
+
+		cm_send_sidr_rep_locked(p, &rep);
+		break;
+	}
+	case IB_CM_REQ_SENT:
+	case IB_CM_MRA_REQ_RCVD:
+		cm_cancel_msg(p);
+		guid = p->id.device->node_guid;
+		cm_send_rej_locked(p, IB_CM_REJ_TIMEOUT, &guid, sizeof(guid),
+				   NULL, 0);
+		cm_reset_to_idle(p);
+		break;
+	case IB_CM_REQ_RCVD:
+	case IB_CM_MRA_REQ_SENT:
+	case IB_CM_REP_RCVD:
+	case IB_CM_MRA_REP_SENT:
+		if (err != -ENOMEM)
+			cm_send_rej_locked(p, IB_CM_REJ_CONSUMER_DEFINED, NULL,
+					   0, NULL, 0);
+		cm_reset_to_idle(p);
+		break;
+	case IB_CM_REP_SENT:
+	case IB_CM_MRA_REP_RCVD:
+		cm_cancel_msg(p);
+		cm_send_rej_locked(p, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
+				   NULL, 0);
+		cm_enter_timewait(p);
+		break;
+	case IB_CM_ESTABLISHED:
+		if (p->qp_type == IB_QPT_XRC_TGT) {
+			cm_reset_to_idle(p);
+			break;
+		}
+		cm_issue_dreq_once(p);
+		cm_enter_timewait(p);
+		break;
+	case IB_CM_DREQ_RCVD:
+		cm_send_drep_locked(p, NULL, 0);
+		break;
+	case IB_CM_DREQ_SENT:
+		cm_enter_timewait(p);
+		break;
+	case IB_CM_TIMEWAIT:
+	case IB_CM_IDLE:
+		break;
+	}
+	spin_unlock_irq(&p->lock);
+
+	/* No callback starts now; wait for one that is running. */
+	wait_event(p->cb_done, !READ_ONCE(p->cb_task));
+	cm_put_id(p);
+}
+
+void ib_destroy_cm_id(struct ib_cm_id *cm_id)
+{
+	cm_destroy(to_priv(cm_id), 0);
+}
+EXPORT_SYMBOL(ib_destroy_cm_id);
+
+
+/* ---------------------------------------------------------------------
+ * The API: QP attributes and notifications
+ */
+
+int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event)
+{
+	struct cm_id_priv *p = to_priv(cm_id);
+	struct cm_work *work;
+	unsigned long flags;
+	int ret = 0;
+
+	switch (event) {
+	case IB_EVENT_COMM_EST:
+		/* May come from a QP event handler: defer to cm.wq. */
+		spin_lock_irqsave(&p->lock, flags);
+		if (p->id.state == IB_CM_ESTABLISHED)
+			ret = -EISCONN;
+		else if (p->id.state != IB_CM_REP_SENT &&
+			 p->id.state != IB_CM_MRA_REP_RCVD)
+			ret = -EINVAL;
+		spin_unlock_irqrestore(&p->lock, flags);
+		if (ret)
+			return ret;
+		work = kzalloc(sizeof(*work), GFP_ATOMIC);
+		if (!work)
+			return -ENOMEM;
+		INIT_WORK(&work->work, cm_work_handler);
+		work->kind = CM_WORK_ESTABLISH;
+		work->cm_id_priv = p;
+		cm_get_id(p);
+		queue_work(cm.wq, &work->work);
+		return 0;
+	case IB_EVENT_PATH_MIG:
+		/* The QP moved to its alternate path: swap ours too. */
+		spin_lock_irqsave(&p->lock, flags);
+		if (p->id.state == IB_CM_ESTABLISHED &&
+		    (p->id.lap_state == IB_CM_LAP_UNINIT ||
+		     p->id.lap_state == IB_CM_LAP_IDLE)) {
+			swap(p->av, p->alt_av);
+			p->id.lap_state = IB_CM_LAP_IDLE;
+		} else {
+			ret = -EINVAL;
+		}
+		spin_unlock_irqrestore(&p->lock, flags);
+		return ret;
+	default:
+		return -EINVAL;
+	}
+}
+EXPORT_SYMBOL(ib_cm_notify);
+
+/* States in which the QP may be moved to INIT, RTR and RTS. */
+static bool cm_state_allows_qp(enum ib_cm_state state, bool init)
+{
+	switch (state) {
+	case IB_CM_REQ_SENT:
+	case IB_CM_MRA_REQ_RCVD:
+		return init;
+	case IB_CM_REQ_RCVD:
+	case IB_CM_MRA_REQ_SENT:
+	case IB_CM_REP_RCVD:
+	case IB_CM_MRA_REP_SENT:
+	case IB_CM_REP_SENT:
+	case IB_CM_MRA_REP_RCVD:
+	case IB_CM_ESTABLISHED:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool cm_has_alt_path(struct cm_id_priv *p)
+{
+	return p->alt_av.port && rdma_ah_get_dlid(&p->alt_av.ah_attr);
+}
+
+static void cm_qp_alt_path(struct cm_id_priv *p, struct ib_qp_attr *attr)
+{
+	attr->alt_port_num = p->alt_av.port ? p->alt_av.port->port_num : 0;
+	attr->alt_pkey_index = p->alt_av.pkey_index;
+	attr->alt_timeout = p->alt_av.timeout;
+	attr->alt_ah_attr = p->alt_av.ah_attr;
+}
+
+static void cm_qp_init_attr(struct cm_id_priv *p, struct ib_qp_attr *attr,
+			    int *mask)
+{
+	*mask = IB_QP_STATE | IB_QP_ACCESS_FLAGS | IB_QP_PKEY_INDEX |
+		IB_QP_PORT;
+	attr->qp_access_flags = IB_ACCESS_REMOTE_WRITE;
+	if (p->responder_resources) {
+		u64 caps = p->id.device->attrs.device_cap_flags;
+
+		attr->qp_access_flags |= IB_ACCESS_REMOTE_READ |
+					 IB_ACCESS_REMOTE_ATOMIC;
+		if (caps & (IB_DEVICE_FLUSH_GLOBAL | IB_DEVICE_FLUSH_PERSISTENT))
+			attr->qp_access_flags |= IB_ACCESS_FLUSH_GLOBAL |
+						 IB_ACCESS_FLUSH_PERSISTENT;
+	}
+	attr->pkey_index = p->av.pkey_index;
+	if (p->av.port)
+		attr->port_num = p->av.port->port_num;
+}
+
+static void cm_qp_rtr_attr(struct cm_id_priv *p, struct ib_qp_attr *attr,
+			   int *mask)
+{
+	*mask = IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+		IB_QP_RQ_PSN;
+	attr->ah_attr = p->av.ah_attr;
+	if (attr->ah_attr.type == RDMA_AH_ATTR_TYPE_IB &&
+	    p->av.dlid_datapath && p->av.dlid_datapath != 0xffff)
+		attr->ah_attr.ib.dlid = p->av.dlid_datapath;
+	attr->path_mtu = p->path_mtu;
+	attr->dest_qp_num = be32_to_cpu(p->remote_qpn);
+	attr->rq_psn = be32_to_cpu(p->rq_psn);
+	if (p->qp_type == IB_QPT_RC || p->qp_type == IB_QPT_XRC_TGT) {
+		*mask |= IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER;
+		attr->max_dest_rd_atomic = p->responder_resources;
+		attr->min_rnr_timer = 0;
+	}
+	if (cm_has_alt_path(p)) {
+		*mask |= IB_QP_ALT_PATH;
+		cm_qp_alt_path(p, attr);
+	}
+}
+
+static void cm_qp_rts_attr(struct cm_id_priv *p, struct ib_qp_attr *attr,
+			   int *mask)
+{
+	if (p->id.lap_state != IB_CM_LAP_UNINIT) {
+		/* After a LAP only the new alternate path is loaded. */
+		*mask = IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE;
+		cm_qp_alt_path(p, attr);
+		attr->path_mig_state = IB_MIG_REARM;
+		return;
+	}
+	*mask = IB_QP_STATE | IB_QP_SQ_PSN;
+	attr->sq_psn = be32_to_cpu(p->sq_psn);
+	switch (p->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_XRC_INI:
+		*mask |= IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+			 IB_QP_MAX_QP_RD_ATOMIC;
+		attr->retry_cnt = p->retry_count;
+		attr->rnr_retry = p->rnr_retry_count;
+		attr->max_rd_atomic = p->initiator_depth;
+		fallthrough;
+	case IB_QPT_XRC_TGT:
+		*mask |= IB_QP_TIMEOUT;
+		attr->timeout = p->av.timeout;
+		break;
+	default:
+		break;
+	}
+	if (cm_has_alt_path(p)) {
+		*mask |= IB_QP_PATH_MIG_STATE;
+		attr->path_mig_state = IB_MIG_REARM;
+	}
+}
+
+int ib_cm_init_qp_attr(struct ib_cm_id *cm_id, struct ib_qp_attr *qp_attr,
+		       int *qp_attr_mask)
+{
+	struct cm_id_priv *p = to_priv(cm_id);
+	enum ib_qp_state want = qp_attr->qp_state;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&p->lock, flags);
+	if (!cm_state_allows_qp(p->id.state, want == IB_QPS_INIT)) {
+		ret = -EINVAL;
+	} else if (want == IB_QPS_INIT) {
+		cm_qp_init_attr(p, qp_attr, qp_attr_mask);
+	} else if (want == IB_QPS_RTR) {
+		cm_qp_rtr_attr(p, qp_attr, qp_attr_mask);
+	} else if (want == IB_QPS_RTS) {
+		cm_qp_rts_attr(p, qp_attr, qp_attr_mask);
+	} else {
+		ret = -EINVAL;
+	}
+	spin_unlock_irqrestore(&p->lock, flags);
+
+	if (ret) {
+		if (want == IB_QPS_INIT)
+			trace_icm_qp_init_err(cm_id);
+		else if (want == IB_QPS_RTR)
+			trace_icm_qp_rtr_err(cm_id);
+		else
+			trace_icm_qp_rts_err(cm_id);
+	}
+	return ret;
+}
+EXPORT_SYMBOL(ib_cm_init_qp_attr);
+
+static const char * const cm_rej_reason_text[] = {
+	[IB_CM_REJ_NO_QP] = "no QP available",
+	[IB_CM_REJ_NO_EEC] = "no EE context available",
+	[IB_CM_REJ_NO_RESOURCES] = "no resources",
+	[IB_CM_REJ_TIMEOUT] = "timed out",
+	[IB_CM_REJ_UNSUPPORTED] = "request not supported",
+	[IB_CM_REJ_INVALID_COMM_ID] = "invalid communication ID",
+	[IB_CM_REJ_INVALID_COMM_INSTANCE] = "invalid communication instance",
+	[IB_CM_REJ_INVALID_SERVICE_ID] = "invalid service ID",
+	[IB_CM_REJ_INVALID_TRANSPORT_TYPE] = "invalid transport type",
+	[IB_CM_REJ_STALE_CONN] = "stale connection",
+	[IB_CM_REJ_RDC_NOT_EXIST] = "RDC does not exist",
+	[IB_CM_REJ_INVALID_GID] = "invalid GID",
+	[IB_CM_REJ_INVALID_LID] = "invalid LID",
+	[IB_CM_REJ_INVALID_SL] = "invalid SL",
+	[IB_CM_REJ_INVALID_TRAFFIC_CLASS] = "invalid traffic class",
+	[IB_CM_REJ_INVALID_HOP_LIMIT] = "invalid hop limit",
+	[IB_CM_REJ_INVALID_PACKET_RATE] = "invalid packet rate",
+	[IB_CM_REJ_INVALID_ALT_GID] = "invalid alternate GID",
+	[IB_CM_REJ_INVALID_ALT_LID] = "invalid alternate LID",
+	[IB_CM_REJ_INVALID_ALT_SL] = "invalid alternate SL",
+	[IB_CM_REJ_INVALID_ALT_TRAFFIC_CLASS] = "invalid alternate traffic class",
+	[IB_CM_REJ_INVALID_ALT_HOP_LIMIT] = "invalid alternate hop limit",
+	[IB_CM_REJ_INVALID_ALT_PACKET_RATE] = "invalid alternate packet rate",
+	[IB_CM_REJ_PORT_CM_REDIRECT] = "port CM redirect",
+	[IB_CM_REJ_PORT_REDIRECT] = "port redirect",
+	[IB_CM_REJ_INVALID_MTU] = "invalid MTU",
+	[IB_CM_REJ_INSUFFICIENT_RESP_RESOURCES] = "insufficient responder resources",
+	[IB_CM_REJ_CONSUMER_DEFINED] = "consumer defined",
+	[IB_CM_REJ_INVALID_RNR_RETRY] = "invalid RNR retry count",
+	[IB_CM_REJ_DUPLICATE_LOCAL_COMM_ID] = "duplicate local communication ID",
+	[IB_CM_REJ_INVALID_CLASS_VERSION] = "invalid class version",
+	[IB_CM_REJ_INVALID_FLOW_LABEL] = "invalid flow label",
+	[IB_CM_REJ_INVALID_ALT_FLOW_LABEL] = "invalid alternate flow label",
+	[IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED] = "vendor option not supported",
+};
+
+const char *__attribute_const__ ibcm_reject_msg(int reason)
+{
+	if (reason >= 0 && reason < ARRAY_SIZE(cm_rej_reason_text) &&
+	    cm_rej_reason_text[reason])
+		return cm_rej_reason_text[reason];
+	return "unrecognized reason";
+}
+EXPORT_SYMBOL(ibcm_reject_msg);
+
+/* ---------------------------------------------------------------------
+ * Per-port counters in sysfs
+ *
+ * /sys/class/infiniband/<dev>/ports/<n>/cm_{tx_msgs,tx_retries,rx_msgs,
+ * rx_duplicates}/<message> as the stock module has them, plus cm_rx_drops/
+ * with one file per reason a received MAD was dropped.
+ */
+
+struct cm_counter_attr {
+	struct ib_port_attribute attr;
+	unsigned short group;	/* enum cm_counter_group */
+	unsigned short index;	/* message or drop reason */
+};
+
+static const char * const cm_msg_names[CM_ATTR_COUNT] = {
+	"req", "mra", "rej", "rep", "rtu", "dreq", "drep", "sidr_req",
+	"sidr_rep", "lap", "apr",
+};
+
+static const char * const cm_drop_names[CM_DROP_REASONS] = {
+	[CM_DROP_LENGTH] = "short",
+	[CM_DROP_VERSION] = "version",
+	[CM_DROP_METHOD] = "method",
+	[CM_DROP_ATTR] = "attribute",
+	[CM_DROP_FIELD] = "field",
+	[CM_DROP_NOMEM] = "nomem",
+};
+
+static const char * const cm_group_names[CM_COUNTER_GROUPS] = {
+	[CM_XMIT] = "cm_tx_msgs",
+	[CM_XMIT_RETRIES] = "cm_tx_retries",
+	[CM_RECV] = "cm_rx_msgs",
+	[CM_RECV_DUPLICATES] = "cm_rx_duplicates",
+	[CM_RECV_DROPPED] = "cm_rx_drops",
+};
+
+#define CM_MAX_GROUP_ATTRS	CM_ATTR_COUNT
+
+static struct cm_counter_attr cm_counter_attrs[CM_COUNTER_GROUPS]
+					      [CM_MAX_GROUP_ATTRS];
+static struct attribute *cm_counter_attr_list[CM_COUNTER_GROUPS]
+					     [CM_MAX_GROUP_ATTRS + 1];
+static struct attribute_group cm_counter_group[CM_COUNTER_GROUPS];
+static const struct attribute_group *cm_counter_groups[CM_COUNTER_GROUPS + 1];
+
+static ssize_t cm_show_counter(struct ib_device *ibdev, u32 port_num,
+			       struct ib_port_attribute *attr, char *buf)
+{
+	struct cm_counter_attr *ca = container_of(attr, struct cm_counter_attr,
+						  attr);
+	struct cm_device *cm_dev = ib_get_client_data(ibdev, &cm_client);
+	struct cm_port *port;
+
+	if (!cm_dev || port_num < 1 || port_num > cm_dev->nports ||
+	    !cm_dev->port[port_num - 1])
+		return -ENODEV;
+	port = cm_dev->port[port_num - 1];
+	if (ca->group == CM_RECV_DROPPED)
+		return sysfs_emit(buf, "%ld\n",
+				  atomic_long_read(&port->drops[ca->index]));
+	return sysfs_emit(buf, "%ld\n",
+			  atomic_long_read(&port->counters[ca->group][ca->index]));
+}
+
+static void cm_init_counter_groups(void)
+{
+	unsigned int g, i;
+
+	for (g = 0; g < CM_COUNTER_GROUPS; g++) {
+		bool drops = g == CM_RECV_DROPPED;
+		unsigned int n = drops ? CM_DROP_REASONS : CM_ATTR_COUNT;
+
+		for (i = 0; i < n; i++) {
+			struct cm_counter_attr *ca = &cm_counter_attrs[g][i];
+
+			sysfs_attr_init(&ca->attr.attr);
+			ca->attr.attr.name = drops ? cm_drop_names[i] :
+						     cm_msg_names[i];
+			ca->attr.attr.mode = 0444;
+			ca->attr.show = cm_show_counter;
+			ca->group = g;
+			ca->index = i;
+			cm_counter_attr_list[g][i] = &ca->attr.attr;
+		}
+		cm_counter_group[g].name = cm_group_names[g];
+		cm_counter_group[g].attrs = cm_counter_attr_list[g];
+		cm_counter_groups[g] = &cm_counter_group[g];
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Devices come and go
+ */
+
+static void cm_remove_port(struct cm_device *cm_dev, struct cm_port *port)
+{
+	struct ib_port_modify clear = { .clr_port_cap_mask = IB_PORT_CM_SUP };
+	struct ib_mad_agent *mad_agent, *rep_agent;
+
+	ib_modify_port(cm_dev->ib_device, port->port_num, 0, &clear);
+
+	write_lock_irq(&cm_dev->agent_lock);
+	mad_agent = port->mad_agent;
+	rep_agent = port->rep_agent;
+	port->mad_agent = NULL;
+	port->rep_agent = NULL;
+	write_unlock_irq(&cm_dev->agent_lock);
+
+	/* Outstanding sends complete (flushed) before these return. */
+	if (rep_agent)
+		ib_unregister_mad_agent(rep_agent);
+	if (mad_agent)
+		ib_unregister_mad_agent(mad_agent);
+	ib_port_unregister_client_groups(cm_dev->ib_device, port->port_num,
+					 cm_counter_groups);
+}
+
+static int cm_add_port(struct cm_device *cm_dev, u32 port_num)
+{
+	struct ib_port_modify set = { .set_port_cap_mask = IB_PORT_CM_SUP };
+	struct ib_mad_reg_req reg = {
+		.mgmt_class = IB_MGMT_CLASS_CM,
+		.mgmt_class_version = CM_CLASS_VERSION,
+	};
+	struct ib_device *dev = cm_dev->ib_device;
+	struct ib_mad_agent *agent;
+	struct cm_port *port;
+	int ret;
+
+	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return -ENOMEM;
+	port->cm_dev = cm_dev;
+	port->port_num = port_num;
+	cm_dev->port[port_num - 1] = port;
+
+	ret = ib_port_register_client_groups(dev, port_num, cm_counter_groups);
+	if (ret)
+		goto err_free;
+
+	set_bit(IB_MGMT_METHOD_SEND, reg.method_mask);
+	agent = ib_register_mad_agent(dev, port_num, IB_QPT_GSI, &reg, 0,
+				      cm_send_handler, cm_recv_handler, port, 0);
+	if (IS_ERR(agent)) {
+		ret = PTR_ERR(agent);
+		goto err_groups;
+	}
+	port->mad_agent = agent;
+
+	agent = ib_register_mad_agent(dev, port_num, IB_QPT_GSI, NULL, 0,
+				      cm_send_handler, NULL, port, 0);
+	if (IS_ERR(agent)) {
+		ret = PTR_ERR(agent);
+		goto err_agent;
+	}
+	port->rep_agent = agent;
+
+	ret = ib_modify_port(dev, port_num, 0, &set);
+	if (ret)
+		goto err_rep_agent;
+	return 0;
+
+err_rep_agent:
+	ib_unregister_mad_agent(port->rep_agent);
+err_agent:
+	ib_unregister_mad_agent(port->mad_agent);
+err_groups:
+	ib_port_unregister_client_groups(dev, port_num, cm_counter_groups);
+err_free:
+	cm_dev->port[port_num - 1] = NULL;
+	kfree(port);
+	return ret;
+}
+
+static int cm_add_one(struct ib_device *ib_device)
+{
+	struct cm_device *cm_dev;
+	unsigned int count = 0;
+	u32 i;
+	int ret = 0;
+
+	cm_dev = kzalloc(struct_size(cm_dev, port, ib_device->phys_port_cnt),
+			 GFP_KERNEL);
+	if (!cm_dev)
+		return -ENOMEM;
+	kref_init(&cm_dev->kref);
+	rwlock_init(&cm_dev->agent_lock);
+	cm_dev->ib_device = ib_device;
+	cm_dev->ack_delay = ib_device->attrs.local_ca_ack_delay;
+	cm_dev->nports = ib_device->phys_port_cnt;
+	ib_set_client_data(ib_device, &cm_client, cm_dev);
+
+	rdma_for_each_port(ib_device, i) {
+		if (!rdma_cap_ib_cm(ib_device, i))
+			continue;
+		ret = cm_add_port(cm_dev, i);
+		if (ret)
+			goto err;
+		count++;
+	}
+	if (!count) {
+		ret = -EOPNOTSUPP;
+		goto err;
+	}
+
+	spin_lock_irq(&cm.lock);
+	list_add_tail(&cm_dev->list, &cm.devices);
+	spin_unlock_irq(&cm.lock);
+	return 0;
+
+err:
+	for (i = 0; i < cm_dev->nports; i++)
+		if (cm_dev->port[i])
+			cm_remove_port(cm_dev, cm_dev->port[i]);
+	ib_set_client_data(ib_device, &cm_client, NULL);
+	cm_device_put(cm_dev);
+	return ret;
+}
+
+static void cm_remove_one(struct ib_device *ib_device, void *client_data)
+{
+	struct cm_device *cm_dev = client_data;
+	u32 i;
+
+	if (!cm_dev)
+		return;
+
+	spin_lock_irq(&cm.lock);
+	cm_dev->going_down = true;
+	list_del(&cm_dev->list);
+	spin_unlock_irq(&cm.lock);
+
+	for (i = 0; i < cm_dev->nports; i++)
+		if (cm_dev->port[i])
+			cm_remove_port(cm_dev, cm_dev->port[i]);
+
+	/* Work already queued for this device finishes before we return. */
+	flush_workqueue(cm.wq);
+	cm_device_put(cm_dev);
+}
+
+/* ---------------------------------------------------------------------
+ * Module life cycle
+ */
+
+static int __init ib_cm_init(void)
+{
+	int ret;
+
+	cm.local_id_mask = get_random_u32();
+	/* Never hand out a local ID that is zero on the wire. */
+	ret = xa_reserve_irq(&cm.local_ids, cm.local_id_mask, GFP_KERNEL);
+	if (ret)
+		return ret;
+	cm.next_service_id = be64_to_cpu(IB_CM_ASSIGN_SERVICE_ID);
+	cm_init_counter_groups();
+
+	cm.wq = alloc_ordered_workqueue("ib_cm", WQ_MEM_RECLAIM);
+	if (!cm.wq) {
+		ret = -ENOMEM;
+		goto err_xa;
+	}
+	ret = ib_register_client(&cm_client);
+	if (ret)
+		goto err_wq;
+	return 0;
+
+err_wq:
+	destroy_workqueue(cm.wq);
+err_xa:
+	xa_destroy(&cm.local_ids);
+	return ret;
+}
+
+static void __exit ib_cm_cleanup(void)
+{
+	struct cm_id_priv *p;
+	unsigned long index;
+
+	ib_unregister_client(&cm_client);
+
+	/* Only ids in timewait can be left: end their timers now. */
+	xa_for_each(&cm.local_ids, index, p) {
+		if (!refcount_inc_not_zero(&p->refcount))
+			continue;
+		if (cancel_delayed_work(&p->timewait_work))
+			cm_put_id(p);
+		cm_put_id(p);
+	}
+	destroy_workqueue(cm.wq);
+	rcu_barrier();
+	xa_destroy(&cm.local_ids);
+}
+
+module_init(ib_cm_init);
+module_exit(ib_cm_cleanup);

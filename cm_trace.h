@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Tracepoints of the InfiniBand Communication Manager.
+ *
+ * The system and event names are those of the stock module, so that
+ * existing "perf trace -e ib_cma:icm_*" and BPF scripts keep working.
+ * Communication IDs are recorded in host byte order.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM ib_cma
+
+#if !defined(_IB_CM_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _IB_CM_TRACE_H
+
+#include <linux/tracepoint.h>
+#include <rdma/ib_cm.h>
+
+#define cm_trace_state_name(s)						\
+	__print_symbolic(s,						\
+		{ IB_CM_IDLE, "IDLE" },					\
+		{ IB_CM_LISTEN, "LISTEN" },				\
+		{ IB_CM_REQ_SENT, "REQ_SENT" },				\
+		{ IB_CM_REQ_RCVD, "REQ_RCVD" },				\
+		{ IB_CM_MRA_REQ_SENT, "MRA_REQ_SENT" },			\
+		{ IB_CM_MRA_REQ_RCVD, "MRA_REQ_RCVD" },			\
+		{ IB_CM_REP_SENT, "REP_SENT" },				\
+		{ IB_CM_REP_RCVD, "REP_RCVD" },				\
+		{ IB_CM_MRA_REP_SENT, "MRA_REP_SENT" },			\
+		{ IB_CM_MRA_REP_RCVD, "MRA_REP_RCVD" },			\
+		{ IB_CM_ESTABLISHED, "ESTABLISHED" },			\
+		{ IB_CM_DREQ_SENT, "DREQ_SENT" },			\
+		{ IB_CM_DREQ_RCVD, "DREQ_RCVD" },			\
+		{ IB_CM_TIMEWAIT, "TIMEWAIT" },				\
+		{ IB_CM_SIDR_REQ_SENT, "SIDR_REQ_SENT" },		\
+		{ IB_CM_SIDR_REQ_RCVD, "SIDR_REQ_RCVD" })
+
+/* Events about one cm_id; the id may be NULL when none was found. */
+DECLARE_EVENT_CLASS(icm_id_class,
+	TP_PROTO(const struct ib_cm_id *cm_id),
+	TP_ARGS(cm_id),
+
+	TP_STRUCT__entry(
+		__field(const void *, cm_id)
+		__field(unsigned int, local_id)
+		__field(unsigned int, remote_id)
+		__field(unsigned long, state)
+		__field(unsigned long, lap_state)
+	),
+
+	TP_fast_assign(
+		__entry->cm_id = cm_id;
+		__entry->local_id = cm_id ? be32_to_cpu(cm_id->local_id) : 0;
+		__entry->remote_id = cm_id ? be32_to_cpu(cm_id->remote_id) : 0;
+		__entry->state = cm_id ? cm_id->state : IB_CM_IDLE;
+		__entry->lap_state = cm_id ? cm_id->lap_state : 0;
+	),
+
+	TP_printk("local_id=%u remote_id=%u state=%s lap_state=%lu",
+		  __entry->local_id, __entry->remote_id,
+		  cm_trace_state_name(__entry->state), __entry->lap_state)
+);
+
+#define ICM_ID_EVENT(name)						\
+	DEFINE_EVENT(icm_id_class, name,				\
+		TP_PROTO(const struct ib_cm_id *cm_id),			\
+		TP_ARGS(cm_id))
+
+/* Messages sent for an id. */
+ICM_ID_EVENT(icm_send_req);
+ICM_ID_EVENT(icm_send_rep);
+ICM_ID_EVENT(icm_send_dup_req);
+ICM_ID_EVENT(icm_send_dup_rep);
+ICM_ID_EVENT(icm_send_rtu);
+ICM_ID_EVENT(icm_send_mra);
+ICM_ID_EVENT(icm_send_sidr_req);
+ICM_ID_EVENT(icm_send_sidr_rep);
+ICM_ID_EVENT(icm_send_dreq);
+ICM_ID_EVENT(icm_send_drep);
+
+/* API calls refused and messages that matched no state. */
+ICM_ID_EVENT(icm_send_cm_rtu_err);
+ICM_ID_EVENT(icm_establish_err);
+ICM_ID_EVENT(icm_no_listener_err);
+ICM_ID_EVENT(icm_send_drep_err);
+ICM_ID_EVENT(icm_dreq_unknown_err);
+ICM_ID_EVENT(icm_send_unknown_rej_err);
+ICM_ID_EVENT(icm_rej_unknown_err);
+ICM_ID_EVENT(icm_prepare_mra_unknown_err);
+ICM_ID_EVENT(icm_mra_unknown_err);
+ICM_ID_EVENT(icm_qp_init_err);
+ICM_ID_EVENT(icm_qp_rtr_err);
+ICM_ID_EVENT(icm_qp_rts_err);
+ICM_ID_EVENT(icm_dreq_skipped);
+
+TRACE_EVENT(icm_send_rej,
+	TP_PROTO(const struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason),
+	TP_ARGS(cm_id, reason),
+
+	TP_STRUCT__entry(
+		__field(const void *, cm_id)
+		__field(u32, local_id)
+		__field(u32, remote_id)
+		__field(unsigned long, state)
+		__field(unsigned long, reason)
+	),
+
+	TP_fast_assign(
+		__entry->cm_id = cm_id;
+		__entry->local_id = be32_to_cpu(cm_id->local_id);
+		__entry->remote_id = be32_to_cpu(cm_id->remote_id);
+		__entry->state = cm_id->state;
+		__entry->reason = reason;
+	),
+
+	TP_printk("local_id=%u remote_id=%u state=%s reason=%lu",
+		  __entry->local_id, __entry->remote_id,
+		  cm_trace_state_name(__entry->state), __entry->reason)
+);
+
+/* Answers sent without an id, named by the comm IDs they carry. */
+DECLARE_EVENT_CLASS(icm_local_class,
+	TP_PROTO(unsigned int local_id, unsigned int remote_id),
+	TP_ARGS(local_id, remote_id),
+
+	TP_STRUCT__entry(
+		__field(unsigned int, local_id)
+		__field(unsigned int, remote_id)
+	),
+
+	TP_fast_assign(
+		__entry->local_id = local_id;
+		__entry->remote_id = remote_id;
+	),
+
+	TP_printk("local_id=%u remote_id=%u",
+		  __entry->local_id, __entry->remote_id)
+);
+
+#define ICM_LOCAL_EVENT(name)						\
+	DEFINE_EVENT(icm_local_class, name,				\
+		TP_PROTO(unsigned int local_id, unsigned int remote_id),\
+		TP_ARGS(local_id, remote_id))
+
+ICM_LOCAL_EVENT(icm_issue_rej);
+ICM_LOCAL_EVENT(icm_issue_drep);
+ICM_LOCAL_EVENT(icm_staleconn_err);
+ICM_LOCAL_EVENT(icm_no_priv_err);
+
+/* Messages from a peer we could not place. */
+DECLARE_EVENT_CLASS(icm_remote_class,
+	TP_PROTO(u32 remote_id),
+	TP_ARGS(remote_id),
+
+	TP_STRUCT__entry(
+		__field(u32, remote_id)
+	),
+
+	TP_fast_assign(
+		__entry->remote_id = remote_id;
+	),
+
+	TP_printk("remote_id=%u", __entry->remote_id)
+);
+
+#define ICM_REMOTE_EVENT(name)						\
+	DEFINE_EVENT(icm_remote_class, name,				\
+		TP_PROTO(u32 remote_id),				\
+		TP_ARGS(remote_id))
+
+ICM_REMOTE_EVENT(icm_remote_no_priv_err);
+ICM_REMOTE_EVENT(icm_insert_failed_err);
+
+TRACE_EVENT(icm_send_rep_err,
+	TP_PROTO(u32 local_id, enum ib_cm_state state),
+	TP_ARGS(local_id, state),
+
+	TP_STRUCT__entry(
+		__field(unsigned int, local_id)
+		__field(unsigned long, state)
+	),
+
+	TP_fast_assign(
+		__entry->local_id = local_id;
+		__entry->state = state;
+	),
+
+	TP_printk("local_id=%u state=%s", __entry->local_id,
+		  cm_trace_state_name(__entry->state))
+);
+
+TRACE_EVENT(icm_rep_unknown_err,
+	TP_PROTO(u32 local_id, u32 remote_id, enum ib_cm_state state),
+	TP_ARGS(local_id, remote_id, state),
+
+	TP_STRUCT__entry(
+		__field(unsigned int, local_id)
+		__field(unsigned int, remote_id)
+		__field(unsigned long, state)
+	),
+
+	TP_fast_assign(
+		__entry->local_id = local_id;
+		__entry->remote_id = remote_id;
+		__entry->state = state;
+	),
+
+	TP_printk("local_id=%u remote_id=%u state=%s", __entry->local_id,
+		  __entry->remote_id, cm_trace_state_name(__entry->state))
+);
+
+TRACE_EVENT(icm_handler_err,
+	TP_PROTO(enum ib_cm_event_type event),
+	TP_ARGS(event),
+
+	TP_STRUCT__entry(
+		__field(unsigned long, event)
+	),
+
+	TP_fast_assign(
+		__entry->event = event;
+	),
+
+	TP_printk("handler returned non-zero for event %lu", __entry->event)
+);
+
+TRACE_EVENT(icm_mad_send_err,
+	TP_PROTO(enum ib_cm_state state, enum ib_wc_status wc_status),
+	TP_ARGS(state, wc_status),
+
+	TP_STRUCT__entry(
+		__field(unsigned long, state)
+		__field(unsigned long, wc_status)
+	),
+
+	TP_fast_assign(
+		__entry->state = state;
+		__entry->wc_status = wc_status;
+	),
+
+	TP_printk("state=%s completion status=%lu",
+		  cm_trace_state_name(__entry->state), __entry->wc_status)
+);
+
+#endif /* _IB_CM_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE cm_trace
+
+#include <trace/define_trace.h>
