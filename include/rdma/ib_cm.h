@@ -799,8 +799,8 @@ struct ib_cm_id *ib_create_cm_id(struct ib_device *device,
  *
  * Context: Process context; sleeps.  Must not be called from @cm_id's own
  * handler (return non-zero from the handler instead); this implementation
- * warns and ignores such a call.  While a handler runs for a request that
- * a listener spawned, it must not destroy that listener either.
+ * warns and ignores such a call.  Destroying other ids from a handler is
+ * allowed.
  */
 void ib_destroy_cm_id(struct ib_cm_id *cm_id);
 
