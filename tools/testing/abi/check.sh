@@ -79,6 +79,7 @@ if ! in_root; then
 		exit 1
 	} ;;
 	esac
+	case $header in "" | /*) ;; *) header=$PWD/$header ;; esac
 	exec "$IBCM_VM_DIR/inroot.sh" "$abi_dir/check.sh" ${self_test:+--self-test} \
 		${header:+--header "$header"} "$module"
 fi
