@@ -992,13 +992,24 @@ static void cm_cancel_msg(struct cm_id_priv *p)
 	}
 }
 
-/* A send buffer that answers the sender of @recv_wc, with no id. */
+/*
+ * A send buffer that answers the sender of @recv_wc, with no id.  Building
+ * the address from the work completion may sleep: no locks held.
+ */
 static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 						 struct ib_mad_recv_wc *recv_wc)
 {
+	struct rdma_ah_attr ah_attr;
 	struct ib_mad_send_buf *msg;
 	struct ib_mad_agent *agent;
 	struct ib_ah *ah;
+	int ret;
+
+	ret = ib_init_ah_attr_from_wc(port->cm_dev->ib_device, port->port_num,
+				      recv_wc->wc, recv_wc->recv_buf.grh,
+				      &ah_attr);
+	if (ret)
+		return ERR_PTR(ret);
 
 	read_lock(&port->cm_dev->agent_lock);
 	agent = port->mad_agent;
@@ -1006,8 +1017,7 @@ static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 		msg = ERR_PTR(-ENODEV);
 		goto out;
 	}
-	ah = ib_create_ah_from_wc(agent->qp->pd, recv_wc->wc,
-				  recv_wc->recv_buf.grh, port->port_num);
+	ah = rdma_create_ah(agent->qp->pd, &ah_attr, 0);
 	if (IS_ERR(ah)) {
 		msg = ERR_CAST(ah);
 		goto out;
@@ -1024,6 +1034,7 @@ static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 	msg->context[1] = NULL;
 out:
 	read_unlock(&port->cm_dev->agent_lock);
+	rdma_destroy_ah_attr(&ah_attr);
 	return msg;
 }
 
@@ -1744,16 +1755,19 @@ static void cm_recv_rep(struct cm_work *work)
 	case IB_CM_REQ_SENT:
 	case IB_CM_MRA_REQ_RCVD:
 		break;
-	case IB_CM_ESTABLISHED:
-	case IB_CM_MRA_REP_SENT:
 	case IB_CM_REP_RCVD:
 		if (p->id.remote_id == remote_id) {
 			spin_unlock_irq(&p->lock);
-			if (p->id.state == IB_CM_REP_RCVD)
-				cm_count(work->port, CM_RECV_DUPLICATES,
-					 CM_REP_ATTR_ID, 1);
-			else
-				cm_dup_rep(work, p);
+			cm_count(work->port, CM_RECV_DUPLICATES, CM_REP_ATTR_ID,
+				 1);
+			goto out;
+		}
+		fallthrough;
+	case IB_CM_ESTABLISHED:
+	case IB_CM_MRA_REP_SENT:
+		if (p->id.remote_id == remote_id) {
+			spin_unlock_irq(&p->lock);
+			cm_dup_rep(work, p);
 			goto out;
 		}
 		fallthrough;
@@ -2241,7 +2255,7 @@ static void cm_recv_lap(struct cm_work *work)
 {
 	struct cm_mad *lap = cm_recv_mad(work);
 	struct ib_cm_event event = { .event = IB_CM_LAP_RECEIVED };
-	struct ib_mad_send_buf *msg;
+	struct ib_mad_send_buf *msg = NULL;
 	struct cm_av alt_av = {};
 	struct cm_id_priv *p;
 
@@ -2255,6 +2269,10 @@ static void cm_recv_lap(struct cm_work *work)
 	if (!p)
 		return;
 
+	/* A repeated LAP is answered with the MRA we promised. */
+	if (READ_ONCE(p->id.lap_state) == IB_CM_MRA_LAP_SENT)
+		msg = cm_alloc_response(work->port, work->recv_wc);
+
 	spin_lock_irq(&p->lock);
 	if (p->id.state != IB_CM_ESTABLISHED)
 		goto unlock;
@@ -2264,12 +2282,12 @@ static void cm_recv_lap(struct cm_work *work)
 		break;
 	case IB_CM_MRA_LAP_SENT:
 		cm_count(work->port, CM_RECV_DUPLICATES, CM_LAP_ATTR_ID, 1);
-		msg = cm_alloc_response(work->port, work->recv_wc);
-		if (IS_ERR(msg))
+		if (IS_ERR_OR_NULL(msg))
 			goto unlock;
 		cm_format_mra(cm_msg_mad(msg), p, CM_MSG_RESPONSE_OTHER);
 		spin_unlock_irq(&p->lock);
 		cm_post_resent(msg);
+		msg = NULL;
 		goto out;
 	case IB_CM_LAP_RCVD:
 		cm_count(work->port, CM_RECV_DUPLICATES, CM_LAP_ATTR_ID, 1);
@@ -2308,6 +2326,8 @@ static void cm_recv_lap(struct cm_work *work)
 unlock:
 	spin_unlock_irq(&p->lock);
 out:
+	if (!IS_ERR_OR_NULL(msg))
+		cm_free_msg(msg);
 	cm_put_id(p);
 }
 
