@@ -2626,6 +2626,10 @@ struct ib_cm_id *ib_cm_insert_listen(struct ib_device *device,
 	struct ib_cm_id *cm_id;
 	int ret = 0;
 
+	/* Assigned IDs are the CM's own; they cannot be shared by name. */
+	if ((service_id & IB_SERVICE_ID_AGN_MASK) == IB_CM_ASSIGN_SERVICE_ID)
+		return ERR_PTR(-EINVAL);
+
 	cm_id = ib_create_cm_id(device, cm_handler, NULL);
 	if (IS_ERR(cm_id))
 		return cm_id;
@@ -2633,8 +2637,7 @@ struct ib_cm_id *ib_cm_insert_listen(struct ib_device *device,
 
 	spin_lock_irq(&p->lock);
 	spin_lock(&cm.lock);
-	old = service_id == IB_CM_ASSIGN_SERVICE_ID ? NULL :
-	      cm_find_listen(device, service_id);
+	old = cm_find_listen(device, service_id);
 	if (old) {
 		/* A listener in the tree has users; share it if we may. */
 		if (old->id.cm_handler == cm_handler && !old->id.context &&
