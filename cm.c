@@ -72,6 +72,8 @@
 #include <rdma/ib_sysfs.h>
 #include <rdma/ib_verbs.h>
 
+#include <ib_core_client.h>
+
 #include "cm_msgs.h"
 
 #define CREATE_TRACE_POINTS
@@ -80,15 +82,6 @@
 MODULE_AUTHOR("The ib_cm project");
 MODULE_DESCRIPTION("InfiniBand Communication Manager");
 MODULE_LICENSE("Dual BSD/GPL");
-
-/*
- * Exported by ib_core but declared only in its private header, which
- * is not shipped with the kernel headers.
- */
-int ib_port_register_client_groups(struct ib_device *ibdev, u32 port_num,
-				   const struct attribute_group **groups);
-void ib_port_unregister_client_groups(struct ib_device *ibdev, u32 port_num,
-				      const struct attribute_group **groups);
 
 /* Service timeout we put in every MRA we send (about 69 seconds). */
 #define CM_MRA_SERVICE_TIMEOUT_VALUE	24
@@ -220,7 +213,7 @@ struct cm_av {
 struct cm_id_priv {
 	struct ib_cm_id id;
 
-	spinlock_t lock;
+	spinlock_t lock;		/* state and protocol fields */
 	refcount_t refcount;
 	wait_queue_head_t cb_done;
 	struct task_struct *cb_task;
@@ -290,7 +283,7 @@ struct cm_work {
 };
 
 static struct {
-	spinlock_t lock;
+	spinlock_t lock;		/* devices and the four trees */
 	struct list_head devices;
 	struct rb_root listen_tree;
 	struct rb_root remote_id_tree;
@@ -586,7 +579,7 @@ static struct cm_id_priv *cm_alloc_id(struct ib_device *device,
 	u32 index;
 	int ret;
 
-	p = kzalloc(sizeof(*p), gfp);
+	p = kzalloc_obj(*p, gfp);
 	if (!p)
 		return ERR_PTR(-ENOMEM);
 
@@ -1216,17 +1209,16 @@ static void cm_post_resent(struct ib_mad_send_buf *msg)
  * Event delivery
  */
 
+static void cm_destroy(struct cm_id_priv *p, int err);
+
 /*
  * Call @p's handler for @event, unless the id was destroyed.  Runs on
  * cm.wq only, so events for an id never overlap.  A non-zero return
  * destroys the id on the consumer's behalf.
  */
-static void cm_deliver(struct cm_id_priv *p, struct ib_cm_event *event);
-
-static void cm_destroy(struct cm_id_priv *p, int err);
-
 static void cm_deliver(struct cm_id_priv *p, struct ib_cm_event *event)
 {
+	ib_cm_handler handler;
 	int ret;
 
 	spin_lock_irq(&p->lock);
@@ -1235,9 +1227,11 @@ static void cm_deliver(struct cm_id_priv *p, struct ib_cm_event *event)
 		return;
 	}
 	p->cb_task = current;
+	/* Read afresh: rdma_cm replaces it inside the REQ callback. */
+	handler = p->id.cm_handler;
 	spin_unlock_irq(&p->lock);
 
-	ret = READ_ONCE(p->id.cm_handler)(&p->id, event);
+	ret = handler(&p->id, event);
 
 	spin_lock_irq(&p->lock);
 	p->cb_task = NULL;
@@ -2489,7 +2483,7 @@ static void cm_send_handler(struct ib_mad_agent *agent,
 
 	/* Cancelled sends (answered, or the agent going away) need nothing. */
 	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
-		work = kzalloc(sizeof(*work), GFP_ATOMIC);
+		work = kzalloc_obj(*work, GFP_ATOMIC);
 		if (work) {
 			INIT_WORK(&work->work, cm_work_handler);
 			work->kind = CM_WORK_SEND_ERROR;
@@ -2541,7 +2535,7 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 	}
 	cm_count(port, CM_RECV, recv_wc->recv_buf.mad->mad_hdr.attr_id, 1);
 
-	work = kzalloc(sizeof(*work), GFP_KERNEL);
+	work = kzalloc_obj(*work);
 	if (!work) {
 		cm_count_drop(port, CM_DROP_NOMEM);
 		goto free;
@@ -3337,7 +3331,6 @@ void ib_destroy_cm_id(struct ib_cm_id *cm_id)
 }
 EXPORT_SYMBOL(ib_destroy_cm_id);
 
-
 /* ---------------------------------------------------------------------
  * The API: QP attributes and notifications
  */
@@ -3361,7 +3354,7 @@ int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event)
 		spin_unlock_irqrestore(&p->lock, flags);
 		if (ret)
 			return ret;
-		work = kzalloc(sizeof(*work), GFP_ATOMIC);
+		work = kzalloc_obj(*work, GFP_ATOMIC);
 		if (!work)
 			return -ENOMEM;
 		INIT_WORK(&work->work, cm_work_handler);
@@ -3508,17 +3501,16 @@ int ib_cm_init_qp_attr(struct ib_cm_id *cm_id, struct ib_qp_attr *qp_attr,
 	int ret = 0;
 
 	spin_lock_irqsave(&p->lock, flags);
-	if (!cm_state_allows_qp(p->id.state, want == IB_QPS_INIT)) {
+	if (!cm_state_allows_qp(p->id.state, want == IB_QPS_INIT))
 		ret = -EINVAL;
-	} else if (want == IB_QPS_INIT) {
+	else if (want == IB_QPS_INIT)
 		cm_qp_init_attr(p, qp_attr, qp_attr_mask);
-	} else if (want == IB_QPS_RTR) {
+	else if (want == IB_QPS_RTR)
 		cm_qp_rtr_attr(p, qp_attr, qp_attr_mask);
-	} else if (want == IB_QPS_RTS) {
+	else if (want == IB_QPS_RTS)
 		cm_qp_rts_attr(p, qp_attr, qp_attr_mask);
-	} else {
+	else
 		ret = -EINVAL;
-	}
 	spin_unlock_irqrestore(&p->lock, flags);
 
 	if (ret) {
@@ -3708,7 +3700,7 @@ static int cm_add_port(struct cm_device *cm_dev, u32 port_num)
 	struct cm_port *port;
 	int ret;
 
-	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	port = kzalloc_obj(*port);
 	if (!port)
 		return -ENOMEM;
 	port->cm_dev = cm_dev;
@@ -3760,15 +3752,13 @@ static int cm_add_one(struct ib_device *ib_device)
 	u32 i;
 	int ret = 0;
 
-	cm_dev = kzalloc(struct_size(cm_dev, port, ib_device->phys_port_cnt),
-			 GFP_KERNEL);
+	cm_dev = kzalloc_flex(*cm_dev, port, ib_device->phys_port_cnt);
 	if (!cm_dev)
 		return -ENOMEM;
 	kref_init(&cm_dev->kref);
 	rwlock_init(&cm_dev->agent_lock);
 	cm_dev->ib_device = ib_device;
 	cm_dev->ack_delay = ib_device->attrs.local_ca_ack_delay;
-	cm_dev->nports = ib_device->phys_port_cnt;
 	ib_set_client_data(ib_device, &cm_client, cm_dev);
 
 	rdma_for_each_port(ib_device, i) {

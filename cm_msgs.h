@@ -19,7 +19,7 @@
 #define IB_CM_MSGS_H
 
 #include <linux/bits.h>
-#include <linux/build_bug.h>
+#include <linux/minmax.h>
 #include <linux/string.h>
 #include <linux/types.h>
 #include <rdma/ib_mad.h>
@@ -43,38 +43,57 @@ struct cm_mad {
 static_assert(sizeof(struct cm_mad) == IB_MGMT_MAD_SIZE);
 
 /*
- * A field is a (bit position, width) pair.  Field macros expand to two
- * comma separated constants so that they can be passed straight into the
- * accessors below as two arguments.
+ * A field description packs the bit position of the field's most
+ * significant bit (counted from the start of the attribute data) into the
+ * upper half of a u32 and the width in bits into the lower half.
  */
-#define CMF(byte, bit, width)	(((byte) * 8) + (bit)), (width)
+#define CMF(byte, bit, width)	((((byte) * 8 + (bit)) << 16) | (width))
 
-/* Fields are at most 64 bits wide and must fit in the attribute data. */
-#define CM_FIELD_CHECK(pos, width)					\
-	BUILD_BUG_ON_ZERO((width) == 0 || (width) > 64 ||		\
-			  (pos) + (width) > CM_DATA_BYTES * 8 ||	\
-			  ((width) > 56 && (pos) % 8))
-
-static inline u64 __cm_get(const u8 *data, unsigned int pos,
-			   unsigned int width)
+static inline unsigned int cm_field_pos(u32 field)
 {
-	unsigned int first = pos / 8;
-	unsigned int last = (pos + width - 1) / 8;
-	u64 val = 0;
-	unsigned int i;
+	return field >> 16;
+}
 
-	for (i = first; i <= last; i++)
-		val = (val << 8) | data[i];
+static inline unsigned int cm_field_width(u32 field)
+{
+	return field & 0xffff;
+}
+
+/**
+ * cm_get() - read a field of a CM message
+ * @mad: the message
+ * @field: one of the CM_<MSG>_<FIELD> descriptions below (at most 64 bits)
+ *
+ * Return: the field's value in host order, zero extended.
+ */
+static __always_inline u64 cm_get(const struct cm_mad *mad, u32 field)
+{
+	unsigned int pos = cm_field_pos(field);
+	unsigned int width = cm_field_width(field);
+	unsigned int last = (pos + width - 1) / 8;
+	unsigned int i;
+	u64 val = 0;
+
+	for (i = pos / 8; i <= last; i++)
+		val = (val << 8) | mad->data[i];
 	val >>= 7 - ((pos + width - 1) % 8);
 	if (width < 64)
 		val &= GENMASK_ULL(width - 1, 0);
 	return val;
 }
 
-static inline void __cm_set(u8 *data, unsigned int pos, unsigned int width,
-			    u64 val)
+/**
+ * cm_set() - write a field of a CM message
+ * @mad: the message
+ * @field: one of the CM_<MSG>_<FIELD> descriptions below (at most 64 bits)
+ * @val: the value in host order; bits beyond the field's width are dropped
+ *
+ * Bits of neighbouring fields, even those sharing a byte, are untouched.
+ */
+static __always_inline void cm_set(struct cm_mad *mad, u32 field, u64 val)
 {
-	unsigned int end = pos + width;	/* one past the last bit */
+	unsigned int width = cm_field_width(field);
+	unsigned int end = cm_field_pos(field) + width; /* past the last bit */
 
 	while (width) {
 		unsigned int byte = (end - 1) / 8;
@@ -82,50 +101,36 @@ static inline void __cm_set(u8 *data, unsigned int pos, unsigned int width,
 		unsigned int n = min(width, 8 - shift);
 		u8 mask = GENMASK(shift + n - 1, shift);
 
-		data[byte] = (data[byte] & ~mask) | ((val << shift) & mask);
+		mad->data[byte] = (mad->data[byte] & ~mask) |
+				  ((val << shift) & mask);
 		val = n < 64 ? val >> n : 0;
 		width -= n;
 		end -= n;
 	}
 }
 
-#define __CM_GET(mad, pos, width)					\
-	(__cm_get((mad)->data, pos, width) + CM_FIELD_CHECK(pos, width))
-#define __CM_SET(mad, pos, width, val)					\
-	__cm_set((mad)->data, pos, width + CM_FIELD_CHECK(pos, width), val)
-#define __CM_PTR(mad, pos, width)					\
-	((void *)((mad)->data + (pos) / 8 +				\
-		  BUILD_BUG_ON_ZERO((pos) % 8 || (width) % 8)))
-
-/**
- * cm_get() - read a field of a CM message
- * @mad: the message (struct cm_mad *)
- * @field: one of the CM_<MSG>_<FIELD> descriptions below
- *
- * Return: the field's value in host order, zero extended.
- */
-#define cm_get(mad, field)		__CM_GET(mad, field)
-
-/**
- * cm_set() - write a field of a CM message
- * @mad: the message (struct cm_mad *)
- * @field: one of the CM_<MSG>_<FIELD> descriptions below
- * @val: the value in host order; bits beyond the field's width are dropped
- *
- * Neighbouring fields, even those sharing a byte, are left untouched.
- */
-#define cm_set(mad, field, val)		__CM_SET(mad, field, val)
-
 /**
  * cm_field_ptr() - address of a byte-aligned field (GIDs, data blocks)
- * @mad: the message (struct cm_mad *)
- * @field: a byte-aligned, whole-byte field description
+ * @mad: the message
+ * @field: a field that starts on a byte boundary
+ *
+ * Return: a pointer into @mad where the field's first byte lies.
  */
-#define cm_field_ptr(mad, field)	__CM_PTR(mad, field)
+static inline void *cm_field_ptr(struct cm_mad *mad, u32 field)
+{
+	return mad->data + cm_field_pos(field) / 8;
+}
 
-/* Width of a field in bytes, for the byte-aligned ones. */
-#define __CM_BYTES(pos, width)		((width) / 8)
-#define cm_field_bytes(field)		__CM_BYTES(field)
+/**
+ * cm_field_bytes() - size of a field in whole bytes
+ * @field: a field description
+ *
+ * Return: the width of @field rounded down to bytes.
+ */
+static inline size_t cm_field_bytes(u32 field)
+{
+	return cm_field_width(field) / 8;
+}
 
 /* REQ: request for communication (attribute 0x0010). */
 #define CM_REQ_LOCAL_COMM_ID		CMF(0, 0, 32)
@@ -182,7 +187,7 @@ static inline void __cm_set(u8 *data, unsigned int pos, unsigned int width,
 #define CM_REQ_TRANSPORT_EXTENDED	3
 #define CM_REQ_EXT_TRANSPORT_XRC	1
 
-/* MRA: message receipt acknowledgement (0x0011). */
+/* MRA: message receipt acknowledgment (0x0011). */
 #define CM_MRA_LOCAL_COMM_ID		CMF(0, 0, 32)
 #define CM_MRA_REMOTE_COMM_ID		CMF(4, 0, 32)
 #define CM_MRA_MESSAGE_MRAED		CMF(8, 0, 2)

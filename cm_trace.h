@@ -36,28 +36,24 @@
 
 /* Events about one cm_id; the id may be NULL when none was found. */
 DECLARE_EVENT_CLASS(icm_id_class,
-	TP_PROTO(const struct ib_cm_id *cm_id),
-	TP_ARGS(cm_id),
+		    TP_PROTO(const struct ib_cm_id *cm_id),
+		    TP_ARGS(cm_id),
 
-	TP_STRUCT__entry(
-		__field(const void *, cm_id)
-		__field(unsigned int, local_id)
-		__field(unsigned int, remote_id)
-		__field(unsigned long, state)
-		__field(unsigned long, lap_state)
-	),
+		    TP_STRUCT__entry(__field(const void *, cm_id)
+				     __field(unsigned int, local_id)
+				     __field(unsigned int, remote_id)
+				     __field(unsigned long, state)
+				     __field(unsigned long, lap_state)),
 
-	TP_fast_assign(
-		__entry->cm_id = cm_id;
-		__entry->local_id = cm_id ? be32_to_cpu(cm_id->local_id) : 0;
-		__entry->remote_id = cm_id ? be32_to_cpu(cm_id->remote_id) : 0;
-		__entry->state = cm_id ? cm_id->state : IB_CM_IDLE;
-		__entry->lap_state = cm_id ? cm_id->lap_state : 0;
-	),
+		    TP_fast_assign(__entry->cm_id = cm_id;
+				   __entry->local_id = cm_id ? be32_to_cpu(cm_id->local_id) : 0;
+				   __entry->remote_id = cm_id ? be32_to_cpu(cm_id->remote_id) : 0;
+				   __entry->state = cm_id ? cm_id->state : IB_CM_IDLE;
+				   __entry->lap_state = cm_id ? cm_id->lap_state : 0;),
 
-	TP_printk("local_id=%u remote_id=%u state=%s lap_state=%lu",
-		  __entry->local_id, __entry->remote_id,
-		  cm_trace_state_name(__entry->state), __entry->lap_state)
+		    TP_printk("local_id=%u remote_id=%u state=%s lap_state=%lu",
+			      __entry->local_id, __entry->remote_id,
+			      cm_trace_state_name(__entry->state), __entry->lap_state)
 );
 
 #define ICM_ID_EVENT(name)						\
@@ -93,47 +89,39 @@ ICM_ID_EVENT(icm_qp_rts_err);
 ICM_ID_EVENT(icm_dreq_skipped);
 
 TRACE_EVENT(icm_send_rej,
-	TP_PROTO(const struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason),
-	TP_ARGS(cm_id, reason),
+	    TP_PROTO(const struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason),
+	    TP_ARGS(cm_id, reason),
 
-	TP_STRUCT__entry(
-		__field(const void *, cm_id)
-		__field(u32, local_id)
-		__field(u32, remote_id)
-		__field(unsigned long, state)
-		__field(unsigned long, reason)
-	),
+	    TP_STRUCT__entry(__field(const void *, cm_id)
+			     __field(u32, local_id)
+			     __field(u32, remote_id)
+			     __field(unsigned long, state)
+			     __field(unsigned long, reason)),
 
-	TP_fast_assign(
-		__entry->cm_id = cm_id;
-		__entry->local_id = be32_to_cpu(cm_id->local_id);
-		__entry->remote_id = be32_to_cpu(cm_id->remote_id);
-		__entry->state = cm_id->state;
-		__entry->reason = reason;
-	),
+	    TP_fast_assign(__entry->cm_id = cm_id;
+			   __entry->local_id = be32_to_cpu(cm_id->local_id);
+			   __entry->remote_id = be32_to_cpu(cm_id->remote_id);
+			   __entry->state = cm_id->state;
+			   __entry->reason = reason;),
 
-	TP_printk("local_id=%u remote_id=%u state=%s reason=%lu",
-		  __entry->local_id, __entry->remote_id,
-		  cm_trace_state_name(__entry->state), __entry->reason)
+	    TP_printk("local_id=%u remote_id=%u state=%s reason=%lu",
+		      __entry->local_id, __entry->remote_id,
+		      cm_trace_state_name(__entry->state), __entry->reason)
 );
 
 /* Answers sent without an id, named by the comm IDs they carry. */
 DECLARE_EVENT_CLASS(icm_local_class,
-	TP_PROTO(unsigned int local_id, unsigned int remote_id),
-	TP_ARGS(local_id, remote_id),
+		    TP_PROTO(unsigned int local_id, unsigned int remote_id),
+		    TP_ARGS(local_id, remote_id),
 
-	TP_STRUCT__entry(
-		__field(unsigned int, local_id)
-		__field(unsigned int, remote_id)
-	),
+		    TP_STRUCT__entry(__field(unsigned int, local_id)
+				     __field(unsigned int, remote_id)),
 
-	TP_fast_assign(
-		__entry->local_id = local_id;
-		__entry->remote_id = remote_id;
-	),
+		    TP_fast_assign(__entry->local_id = local_id;
+				   __entry->remote_id = remote_id;),
 
-	TP_printk("local_id=%u remote_id=%u",
-		  __entry->local_id, __entry->remote_id)
+		    TP_printk("local_id=%u remote_id=%u",
+			      __entry->local_id, __entry->remote_id)
 );
 
 #define ICM_LOCAL_EVENT(name)						\
@@ -148,18 +136,14 @@ ICM_LOCAL_EVENT(icm_no_priv_err);
 
 /* Messages from a peer we could not place. */
 DECLARE_EVENT_CLASS(icm_remote_class,
-	TP_PROTO(u32 remote_id),
-	TP_ARGS(remote_id),
+		    TP_PROTO(u32 remote_id),
+		    TP_ARGS(remote_id),
 
-	TP_STRUCT__entry(
-		__field(u32, remote_id)
-	),
+		    TP_STRUCT__entry(__field(u32, remote_id)),
 
-	TP_fast_assign(
-		__entry->remote_id = remote_id;
-	),
+		    TP_fast_assign(__entry->remote_id = remote_id;),
 
-	TP_printk("remote_id=%u", __entry->remote_id)
+		    TP_printk("remote_id=%u", __entry->remote_id)
 );
 
 #define ICM_REMOTE_EVENT(name)						\
@@ -171,74 +155,58 @@ ICM_REMOTE_EVENT(icm_remote_no_priv_err);
 ICM_REMOTE_EVENT(icm_insert_failed_err);
 
 TRACE_EVENT(icm_send_rep_err,
-	TP_PROTO(u32 local_id, enum ib_cm_state state),
-	TP_ARGS(local_id, state),
+	    TP_PROTO(u32 local_id, enum ib_cm_state state),
+	    TP_ARGS(local_id, state),
 
-	TP_STRUCT__entry(
-		__field(unsigned int, local_id)
-		__field(unsigned long, state)
-	),
+	    TP_STRUCT__entry(__field(unsigned int, local_id)
+			     __field(unsigned long, state)),
 
-	TP_fast_assign(
-		__entry->local_id = local_id;
-		__entry->state = state;
-	),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->state = state;),
 
-	TP_printk("local_id=%u state=%s", __entry->local_id,
-		  cm_trace_state_name(__entry->state))
+	    TP_printk("local_id=%u state=%s", __entry->local_id,
+		      cm_trace_state_name(__entry->state))
 );
 
 TRACE_EVENT(icm_rep_unknown_err,
-	TP_PROTO(u32 local_id, u32 remote_id, enum ib_cm_state state),
-	TP_ARGS(local_id, remote_id, state),
+	    TP_PROTO(u32 local_id, u32 remote_id, enum ib_cm_state state),
+	    TP_ARGS(local_id, remote_id, state),
 
-	TP_STRUCT__entry(
-		__field(unsigned int, local_id)
-		__field(unsigned int, remote_id)
-		__field(unsigned long, state)
-	),
+	    TP_STRUCT__entry(__field(unsigned int, local_id)
+			     __field(unsigned int, remote_id)
+			     __field(unsigned long, state)),
 
-	TP_fast_assign(
-		__entry->local_id = local_id;
-		__entry->remote_id = remote_id;
-		__entry->state = state;
-	),
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->remote_id = remote_id;
+			   __entry->state = state;),
 
-	TP_printk("local_id=%u remote_id=%u state=%s", __entry->local_id,
-		  __entry->remote_id, cm_trace_state_name(__entry->state))
+	    TP_printk("local_id=%u remote_id=%u state=%s", __entry->local_id,
+		      __entry->remote_id, cm_trace_state_name(__entry->state))
 );
 
 TRACE_EVENT(icm_handler_err,
-	TP_PROTO(enum ib_cm_event_type event),
-	TP_ARGS(event),
+	    TP_PROTO(enum ib_cm_event_type event),
+	    TP_ARGS(event),
 
-	TP_STRUCT__entry(
-		__field(unsigned long, event)
-	),
+	    TP_STRUCT__entry(__field(unsigned long, event)),
 
-	TP_fast_assign(
-		__entry->event = event;
-	),
+	    TP_fast_assign(__entry->event = event;),
 
-	TP_printk("handler returned non-zero for event %lu", __entry->event)
+	    TP_printk("handler returned non-zero for event %lu", __entry->event)
 );
 
 TRACE_EVENT(icm_mad_send_err,
-	TP_PROTO(enum ib_cm_state state, enum ib_wc_status wc_status),
-	TP_ARGS(state, wc_status),
+	    TP_PROTO(enum ib_cm_state state, enum ib_wc_status wc_status),
+	    TP_ARGS(state, wc_status),
 
-	TP_STRUCT__entry(
-		__field(unsigned long, state)
-		__field(unsigned long, wc_status)
-	),
+	    TP_STRUCT__entry(__field(unsigned long, state)
+			     __field(unsigned long, wc_status)),
 
-	TP_fast_assign(
-		__entry->state = state;
-		__entry->wc_status = wc_status;
-	),
+	    TP_fast_assign(__entry->state = state;
+			   __entry->wc_status = wc_status;),
 
-	TP_printk("state=%s completion status=%lu",
-		  cm_trace_state_name(__entry->state), __entry->wc_status)
+	    TP_printk("state=%s completion status=%lu",
+		      cm_trace_state_name(__entry->state), __entry->wc_status)
 );
 
 #endif /* _IB_CM_TRACE_H */
