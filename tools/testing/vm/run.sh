@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot Linux 7.2 from the sid root under QEMU (TCG) with virtme-ng and run
+# the ib_cm selftests in it, on our freshly built module or (--stock) on
+# the stock one.  Everything the run leaves is in out/vm/MODE/.
+#
+# usage: run.sh [--stock] [--demo] [TEST...]
+#   TEST is a script name from tools/testing/selftests/ib_cm (rping,
+#   rping.sh); none means all of them.
+# Prints the TAP lines as tests finish; exits non-zero if any test failed.
+set -euo pipefail
+# shellcheck source=tools/testing/vm/config.sh
+. "$(dirname "$0")/config.sh"
+
+mode=ours demo=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--stock) mode=stock ;;
+	--demo) demo=--demo ;;
+	-h | --help) sed -n '3,11s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+	shift
+done
+
+out=$IBCM_SRC/out/vm/$mode
+# Runs of the same mode share $out: let them take turns.
+exec 9>"${TMPDIR:-/tmp}/ibcm-vm-$mode.lock"
+flock 9
+vm_timeout=${IBCM_VM_TIMEOUT:-2400}
+t0=$(date +%s)
+
+"$IBCM_VM_DIR/mkroot.sh"
+rm -rf "$out"
+mkdir -p "$out/moddb" "$out/tests"
+
+if [ "$mode" = ours ]; then
+	# Built against the root's headers even where the host runs 7.2: the
+	# VM boots the root's kernel.
+	"$IBCM_VM_DIR/inroot.sh" make -s -C "/lib/modules/$IBCM_KVER/build" M="$IBCM_SRC" modules
+	cp "$IBCM_SRC/ib_cm.ko" "$out/ib_cm.ko"
+	sha256sum <"$out/ib_cm.ko" | cut -d' ' -f1 >"$out/ib_cm.ko.sha256"
+fi
+
+# depmod over the root's module tree plus our updates/, in a private
+# overlay: the root itself is not changed.  The guest installs the result.
+# shellcheck disable=SC2016 # expanded by the inner shell
+"$IBCM_VM_DIR/inroot.sh" bash -c '
+	set -e
+	mode=$1 out=$2 kver=$3 mods=/lib/modules/$3
+	mkdir -p /run/ibcm-depmod
+	mount -t tmpfs ibcm /run/ibcm-depmod
+	mkdir /run/ibcm-depmod/upper /run/ibcm-depmod/work
+	mount -t overlay ibcm-modules -o lowerdir=$mods,upperdir=/run/ibcm-depmod/upper,workdir=/run/ibcm-depmod/work $mods
+	rm -rf "$mods/updates"
+	mkdir "$mods/updates"
+	[ "$mode" = stock ] || cp "$out/ib_cm.ko" "$mods/updates/"
+	depmod "$kver"
+	cp "$mods"/modules.* "$out/moddb/"
+' depmod "$mode" "$out" "$IBCM_KVER"
+t1=$(date +%s)
+
+echo "# booting Linux $IBCM_KVER ($mode ib_cm), results in $out"
+: >"$out/results.tap"
+tail -n +1 -F "$out/results.tap" 2>/dev/null &
+tailer=$!
+# vng writes the console through /proc/self/fd/1; a pipe keeps it whole.
+# KVM here cannot run a stock kernel (ENVIRONMENT.md); inroot.sh hides
+# /dev/kvm and --disable-kvm makes QEMU use TCG.
+"$IBCM_VM_DIR/inroot.sh" timeout "$vm_timeout" vng --run "/boot/vmlinuz-$IBCM_KVER" \
+	--disable-kvm --memory 2G --cpus 2 --rwdir "$out" \
+	--exec "$IBCM_VM_DIR/guest.sh $mode $out $demo $*" 2>&1 | cat >"$out/console.log" || true
+sleep 0.5
+kill "$tailer" 2>/dev/null || true
+wait "$tailer" 2>/dev/null || true
+t2=$(date +%s)
+
+if [ -n "$demo" ] && [ -f "$out/demo.txt" ]; then
+	cat "$out/demo.txt"
+fi
+echo "# prepare $((t1 - t0))s, VM $((t2 - t1))s"
+if [ ! -f "$out/done" ]; then
+	echo "not ok - VM run did not finish; see $out/console.log and $out/guest.log"
+	exit 1
+fi
+if grep -q '^not ok' <(grep -v '# TODO' "$out/results.tap"); then
+	exit 1
+fi
