@@ -103,8 +103,11 @@ enum ib_cm_state {
 
 /**
  * enum ib_cm_lap_state - progress of an alternate path load (LAP/APR).
- * @IB_CM_LAP_UNINIT: No connection yet, so no path loading either.
- * @IB_CM_LAP_IDLE: Connected and no alternate path exchange under way.
+ * @IB_CM_LAP_UNINIT: Initial value: no LAP has been received and the QP
+ *	has not migrated to its alternate path.  A connection may be
+ *	established in this state.
+ * @IB_CM_LAP_IDLE: An APR was received or the QP migrated to its
+ *	alternate path; no alternate path exchange is under way.
  * @IB_CM_LAP_SENT: We sent a LAP and wait for the APR.
  * @IB_CM_LAP_RCVD: A LAP arrived from the peer.
  * @IB_CM_MRA_LAP_SENT: We answered a received LAP with an MRA.
@@ -142,9 +145,10 @@ enum ib_cm_lap_state {
  * @IB_CM_TIMEWAIT_EXIT: Timewait is over; the id is idle.
  * @IB_CM_MRA_RECEIVED: The peer needs more time to answer one of our
  *	messages.  Details in @param.mra_rcvd.
- * @IB_CM_REJ_RECEIVED: The peer refused, or the CM gave up locally (for
- *	instance on a timeout).  Details in @param.rej_rcvd.
- * @IB_CM_LAP_ERROR: Our LAP got no answer.
+ * @IB_CM_REJ_RECEIVED: The peer refused the connection or gave up on it
+ *	(reason IB_CM_REJ_TIMEOUT).  Details in @param.rej_rcvd.
+ * @IB_CM_LAP_ERROR: Our LAP got no answer.  Never reported by this
+ *	implementation, which has no call that sends a LAP.
  * @IB_CM_LAP_RECEIVED: The peer proposes an alternate path.  Details in
  *	@param.lap_rcvd.
  * @IB_CM_APR_RECEIVED: The peer answered our LAP.  Details in
@@ -222,8 +226,9 @@ enum ib_cm_data_size {
  * @IB_CM_REJ_NO_QP: No QP available at the sender.
  * @IB_CM_REJ_NO_EEC: No EE context available at the sender.
  * @IB_CM_REJ_NO_RESOURCES: The sender lacks some other resource.
- * @IB_CM_REJ_TIMEOUT: A timer ran out; also what the CM reports locally
- *	when the peer never answered.  The ARI carries the sender's CA GUID.
+ * @IB_CM_REJ_TIMEOUT: The sender gave up waiting; the CM sends it when
+ *	an id whose REQ is still unanswered is destroyed.  The ARI carries
+ *	the sender's CA GUID.
  * @IB_CM_REJ_UNSUPPORTED: The request asks for something not supported.
  * @IB_CM_REJ_INVALID_COMM_ID: The communication ID is not known.
  * @IB_CM_REJ_INVALID_COMM_INSTANCE: The communication instance is wrong.
@@ -376,10 +381,10 @@ struct ib_cm_event;
  * @cm_id once the callback is over; the user must not touch @cm_id after
  * such a return.
  *
- * Context: Process context (a workqueue of the CM or of the MAD layer);
- * may sleep.  Events for one cm_id are delivered one at a time, in order.  The callback may
- * call the ib_send_cm_*() functions, ib_prepare_cm_mra(), ib_cm_notify()
- * and ib_cm_init_qp_attr() for @cm_id.
+ * Context: Process context, on the CM's ordered workqueue; may sleep.
+ * Events for one cm_id are delivered one at a time, in arrival order.
+ * The callback may call the ib_send_cm_*() functions, ib_prepare_cm_mra(),
+ * ib_cm_notify() and ib_cm_init_qp_attr() for @cm_id.
  *
  * Return: 0 to keep @cm_id, non-zero to have the CM destroy it.
  */
@@ -510,7 +515,7 @@ struct ib_cm_rep_event_param {
 };
 
 /**
- * struct ib_cm_rej_event_param - contents of a received (or locally made) REJ.
+ * struct ib_cm_rej_event_param - contents of a received REJ.
  * @reason: Why the connection was refused.
  * @ari: Additional rejection information, @ari_length bytes; its meaning
  *	depends on @reason.
@@ -891,8 +896,9 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id,
  *
  * The id moves to IB_CM_ESTABLISHED.
  *
- * Context: Process context; may sleep (the private data is copied with a
- * sleeping allocation).  May be called from @cm_id's handler.
+ * Context: Process context.  This implementation does not sleep here,
+ * but callers that may also run on the stock module must assume that
+ * it may.  May be called from @cm_id's handler.
  * Return: 0 on success; -EINVAL in the wrong state or with too much
  * private data; -ENOMEM; or an error from the MAD layer.
  */
@@ -932,8 +938,9 @@ int ib_send_cm_dreq(struct ib_cm_id *cm_id,
  * In state IB_CM_DREQ_RCVD the id moves to IB_CM_TIMEWAIT, even when the
  * DREP itself cannot be sent.
  *
- * Context: Process context; may sleep (the private data is copied with a
- * sleeping allocation).  May be called from @cm_id's handler.
+ * Context: Process context.  This implementation does not sleep here,
+ * but callers that may also run on the stock module must assume that
+ * it may.  May be called from @cm_id's handler.
  * Return: 0 on success; -EINVAL in the wrong state or with too much
  * private data; -ENOMEM; or an error from the MAD layer.
  */
@@ -950,13 +957,20 @@ int ib_send_cm_drep(struct ib_cm_id *cm_id,
  *	IB_CM_USER_ESTABLISHED); IB_EVENT_PATH_MIG, the QP has moved to its
  *	alternate path (the CM sends on the alternate path from now on).
  *
+ * A user passes on the QP events that the CM cannot see by itself.
+ * IB_EVENT_COMM_EST matters on the passive side: when the peer starts
+ * sending before its RTU arrives (or the RTU is lost), the connection is
+ * established all the same; the event is delivered on the CM's
+ * workqueue, never from within this call.  IB_EVENT_PATH_MIG swaps the
+ * primary and alternate paths the CM uses for its own messages.
+ *
  * Context: Any context, including a QP event handler running in atomic
  * context; does not sleep.
  * Return: 0 on success; -EISCONN if IB_EVENT_COMM_EST arrives on an
  * already established id; -EINVAL for any other event, for
  * IB_EVENT_COMM_EST before our REP was sent, and for IB_EVENT_PATH_MIG
  * unless the id is established with no LAP exchange under way; -ENOMEM
- * if the event cannot be queued; -ENODEV if the device is going away.
+ * if the event cannot be queued.
  */
 int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event);
 
@@ -992,9 +1006,11 @@ int ib_send_cm_rej(struct ib_cm_id *cm_id,
  * ib_prepare_cm_mra() - ask for more time before answering.
  * @cm_id: An id that has received a REQ, a REP or a LAP and not answered it.
  *
- * Marks @cm_id so that the CM acknowledges the pending message with an
- * MRA, and answers duplicates of it with that MRA, while the user prepares
- * the real answer.  The state changes from IB_CM_REQ_RCVD to
+ * Marks @cm_id as needing more time to answer the pending message.  No
+ * MRA is sent by this call: from now on the CM answers each resent copy
+ * of that message with an MRA carrying a service timeout of about 69
+ * seconds, so that the peer keeps waiting while the user prepares the
+ * real answer.  The state changes from IB_CM_REQ_RCVD to
  * IB_CM_MRA_REQ_SENT or from IB_CM_REP_RCVD to IB_CM_MRA_REP_SENT, and the
  * LAP state of an established id from IB_CM_LAP_RCVD to
  * IB_CM_MRA_LAP_SENT.
@@ -1060,6 +1076,10 @@ int ib_send_cm_sidr_rep(struct ib_cm_id *cm_id,
  * ibcm_reject_msg() - describe a REJ reason code.
  * @reason: A reason code, normally an &enum ib_cm_rej_reason from
  *	&struct ib_cm_rej_event_param.
+ *
+ * Turns the reason of a REJ into a short English phrase for log messages
+ * (rdma_cm uses it to describe rejected connections).  Codes outside
+ * &enum ib_cm_rej_reason, including the unused value 34, are accepted.
  *
  * Context: Any context.
  * Return: A static string naming @reason, or a generic one for codes it
