@@ -123,9 +123,10 @@ elif [ -z "$py" ]; then
 	n=$((n + 1))
 	echo "ok $n - $rst is valid reStructuredText # SKIP no docutils"
 else
-	msgs=$("$py" -m docutils --halt=warning --report=info \
-		"$rst" "$out/ib_cm.html" 2>&1 | grep -v '(INFO/1)')
-	if [ "${PIPESTATUS[0]}" -eq 0 ] && [ -z "$msgs" ]; then
+	msgs=$("$py" -m docutils --halt=warning --report=warning \
+		"$rst" "$out/ib_cm.html" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && [ -z "$msgs" ]; then
 		result ok "$rst is valid reStructuredText"
 	else
 		result notok "$rst is valid reStructuredText" "$msgs"
