@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # Shared by mkman.sh and check.sh. Sourced, not executed.
 #
 # The kernel's kernel-doc is not in the headers package, so it is taken
