@@ -82,3 +82,9 @@ check:
 	$(SRC)/tools/testing/check.sh
 
 .PHONY: all modules werror sparse checkpatch install clean demo vm-test check
+
+# Section 9 man pages of the API, into out/man/man9.
+man:
+	$(SRC)/tools/testing/man/mkman.sh
+
+.PHONY: man
