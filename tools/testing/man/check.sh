@@ -5,8 +5,9 @@
 #  - kernel-doc -none -Wall is silent on include/rdma/ib_cm.h, cm.c and
 #    cm_msgs.h;
 #  - mkman.sh makes a page for each of the 16 exports and ib_cm_handler,
-#    with SYNOPSIS, DESCRIPTION and SEE ALSO, and every page renders with
-#    man -l without a groff warning (man-db of the sid root if present);
+#    with SYNOPSIS, DESCRIPTION and a SEE ALSO naming the other 16, and
+#    every page renders with man -l without a groff warning (man-db of
+#    the sid root if present);
 #  - Documentation/infiniband/ib_cm.rst is valid reStructuredText;
 #  - the state transition tables of that document match cm.c
 #    (check_transitions.py).
@@ -80,6 +81,13 @@ for name in $IBCM_API_PAGES; do
 	missing=
 	for sec in SYNOPSIS DESCRIPTION '"SEE ALSO"'; do
 		grep -Eq "^\.SH \"?${sec//\"/}\"?\$" "$page" || missing="$missing $sec"
+	done
+	# SEE ALSO must name every other API page.
+	seealso=$(sed -n '/^\.SH "SEE ALSO"/,$p' "$page")
+	for other in $IBCM_API_PAGES; do
+		[ "$other" = "$name" ] && continue
+		grep -q "^\.BR $other (9)" <<<"$seealso" ||
+			missing="$missing see-also:$other"
 	done
 	if [ -n "$missing" ]; then
 		result notok "$name.9 has SYNOPSIS, DESCRIPTION and SEE ALSO" \
