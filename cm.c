@@ -10,10 +10,10 @@
  *
  * How things flow
  * ---------------
- * Every input becomes a struct cm_work queued on one ordered workqueue,
- * cm.wq: received MADs (cm_recv_handler), send failures and timeouts
- * (cm_send_handler), the end of timewait (a delayed work per cm_id) and
- * ib_cm_notify(COMM_EST).  A work item looks up the cm_id, performs the
+ * Every input is handled on one ordered workqueue, cm.wq: received MADs
+ * (cm_recv_handler), send failures and timeouts (cm_send_handler) and
+ * ib_cm_notify(COMM_EST) as a struct cm_work each, and the end of
+ * timewait as a delayed work embedded in the cm_id.  A work item looks up the cm_id, performs the
  * state transition under the id's lock and then, with no lock held, calls
  * the id's handler.  Because the workqueue is ordered, events for one id
  * reach the handler one at a time and in arrival order, and the handler
@@ -29,8 +29,10 @@
  * --------
  * A cm_id_priv is reference counted.  The user holds one reference from
  * ib_create_cm_id() (or from the REQ_RECEIVED/SIDR_REQ_RECEIVED event that
- * handed it over) until ib_destroy_cm_id().  Each queued work, each send
- * awaiting its completion and a pending timewait hold one more.  The
+ * handed it over) until ib_destroy_cm_id().  Work queued for a send error
+ * or for ib_cm_notify(), each send awaiting its completion, a pending
+ * timewait timer and every lookup in progress hold one more.  Work for a
+ * received MAD holds none: it looks the id up when it runs.  The
  * memory outlives ib_destroy_cm_id() while the connection is in timewait,
  * so that its local ID stays reserved and duplicates are still answered;
  * it is freed (after an RCU grace period) when the last reference goes.
@@ -107,6 +109,7 @@ enum cm_drop_reason {
 	CM_DROP_ATTR,		/* attribute ID outside REQ..APR */
 	CM_DROP_FIELD,		/* a field value outside its range */
 	CM_DROP_NOMEM,		/* no memory to process it */
+	CM_DROP_UNMATCHED,	/* for no connection we know, or out of state */
 	CM_DROP_REASONS
 };
 
@@ -1409,6 +1412,7 @@ static void cm_dup_req(struct cm_work *work, struct cm_id_priv *p)
 	switch (p->id.state) {
 	case IB_CM_MRA_REQ_SENT:
 		cm_format_mra(cm_msg_mad(msg), p, CM_MSG_RESPONSE_REQ);
+		trace_icm_send_mra(&p->id);
 		break;
 	case IB_CM_TIMEWAIT:
 		cm_format_rej(cm_msg_mad(msg), p, IB_CM_REJ_STALE_CONN, NULL, 0,
@@ -1697,6 +1701,7 @@ static void cm_dup_rep(struct cm_work *work, struct cm_id_priv *p)
 		cm_format_rtu(cm_msg_mad(msg), p, NULL, 0);
 	} else if (p->id.state == IB_CM_MRA_REP_SENT) {
 		cm_format_mra(cm_msg_mad(msg), p, CM_MSG_RESPONSE_REP);
+		trace_icm_send_mra(&p->id);
 	} else {
 		spin_unlock_irq(&p->lock);
 		cm_free_msg(msg);
@@ -1705,6 +1710,14 @@ static void cm_dup_rep(struct cm_work *work, struct cm_id_priv *p)
 	trace_icm_send_dup_rep(&p->id);
 	spin_unlock_irq(&p->lock);
 	cm_post_resent(msg);
+}
+
+/* A REP we refused leaves no trace of its sender in the id. */
+static void cm_forget_peer(struct cm_id_priv *p)
+{
+	p->id.remote_id = 0;
+	p->remote_ca_guid = 0;
+	p->remote_qpn = 0;
 }
 
 static void cm_format_rep_event(struct cm_mad *rep, struct cm_id_priv *p,
@@ -1740,6 +1753,7 @@ static void cm_recv_rep(struct cm_work *work)
 
 	p = cm_find_local(cpu_to_be32(cm_get(rep, CM_REP_REMOTE_COMM_ID)), 0);
 	if (!p) {
+		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		trace_icm_remote_no_priv_err(be32_to_cpu(remote_id));
 		return;
 	}
@@ -1780,7 +1794,7 @@ static void cm_recv_rep(struct cm_work *work)
 	if (cm_insert_remote_id(p)) {
 		/* Another connection from the same remote ID: not ours. */
 		spin_unlock(&cm.lock);
-		p->id.remote_id = 0;
+		cm_forget_peer(p);
 		spin_unlock_irq(&p->lock);
 		trace_icm_insert_failed_err(be32_to_cpu(remote_id));
 		goto out;
@@ -1791,7 +1805,7 @@ static void cm_recv_rep(struct cm_work *work)
 		if (!refcount_inc_not_zero(&old->refcount))
 			old = NULL;
 		spin_unlock(&cm.lock);
-		p->id.remote_id = 0;
+		cm_forget_peer(p);
 		spin_unlock_irq(&p->lock);
 		trace_icm_staleconn_err(be32_to_cpu(p->id.local_id),
 					be32_to_cpu(remote_id));
@@ -1812,9 +1826,11 @@ static void cm_recv_rep(struct cm_work *work)
 	p->responder_resources = cm_get(rep, CM_REP_INITIATOR_DEPTH);
 	p->target_ack_delay = cm_get(rep, CM_REP_TARGET_ACK_DELAY);
 	p->rnr_retry_count = cm_get(rep, CM_REP_RNR_RETRY_COUNT);
+	/* Our QP's ACK timeout now includes the peer's ACK delay. */
 	p->av.timeout = cm_ack_timeout(p->target_ack_delay, p->av.timeout - 1);
-	p->alt_av.timeout = cm_ack_timeout(p->target_ack_delay,
-					   p->alt_av.timeout - 1);
+	if (p->alt_av.port)
+		p->alt_av.timeout = cm_ack_timeout(p->target_ack_delay,
+						   p->alt_av.timeout - 1);
 	cm_format_rep_event(rep, p, &event);
 	spin_unlock_irq(&p->lock);
 	cm_deliver(p, &event);
@@ -1837,8 +1853,10 @@ static void cm_recv_rtu(struct cm_work *work)
 	struct cm_id_priv *p;
 
 	p = cm_find_conn(rtu);
-	if (!p)
+	if (!p) {
+		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		return;
+	}
 	spin_lock_irq(&p->lock);
 	if (p->id.state != IB_CM_REP_SENT && p->id.state != IB_CM_MRA_REP_RCVD) {
 		spin_unlock_irq(&p->lock);
@@ -1865,6 +1883,7 @@ static void cm_recv_mra(struct cm_work *work)
 
 	p = cm_find_local(cpu_to_be32(cm_get(mra, CM_MRA_REMOTE_COMM_ID)), 0);
 	if (!p) {
+		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		trace_icm_mra_unknown_err(NULL);
 		return;
 	}
@@ -1962,6 +1981,7 @@ static void cm_recv_rej(struct cm_work *work)
 	}
 	p = cm_find_rejected(rej);
 	if (!p) {
+		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		trace_icm_rej_unknown_err(NULL);
 		return;
 	}
@@ -2092,8 +2112,10 @@ static void cm_recv_drep(struct cm_work *work)
 	struct cm_id_priv *p;
 
 	p = cm_find_conn(drep);
-	if (!p)
+	if (!p) {
+		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		return;
+	}
 	spin_lock_irq(&p->lock);
 	if (p->id.state != IB_CM_DREQ_SENT && p->id.state != IB_CM_DREQ_RCVD) {
 		spin_unlock_irq(&p->lock);
@@ -2191,8 +2213,10 @@ static void cm_recv_sidr_rep(struct cm_work *work)
 		return;
 	}
 	p = cm_find_local(cpu_to_be32(cm_get(rep, CM_SIDR_REP_REQUEST_ID)), 0);
-	if (!p)
+	if (!p) {
+		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		return;
+	}
 	spin_lock_irq(&p->lock);
 	if (p->id.state != IB_CM_SIDR_REQ_SENT) {
 		spin_unlock_irq(&p->lock);
@@ -2260,8 +2284,10 @@ static void cm_recv_lap(struct cm_work *work)
 		return;
 	}
 	p = cm_find_conn(lap);
-	if (!p)
+	if (!p) {
+		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		return;
+	}
 
 	/* A repeated LAP is answered with the MRA we promised. */
 	if (READ_ONCE(p->id.lap_state) == IB_CM_MRA_LAP_SENT)
@@ -2279,6 +2305,7 @@ static void cm_recv_lap(struct cm_work *work)
 		if (IS_ERR_OR_NULL(msg))
 			goto unlock;
 		cm_format_mra(cm_msg_mad(msg), p, CM_MSG_RESPONSE_OTHER);
+		trace_icm_send_mra(&p->id);
 		spin_unlock_irq(&p->lock);
 		cm_post_resent(msg);
 		msg = NULL;
@@ -2338,8 +2365,10 @@ static void cm_recv_apr(struct cm_work *work)
 		return;
 	}
 	p = cm_find_conn(apr);
-	if (!p)
+	if (!p) {
+		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		return;
+	}
 	spin_lock_irq(&p->lock);
 	if (p->id.state != IB_CM_ESTABLISHED ||
 	    (p->id.lap_state != IB_CM_LAP_SENT &&
@@ -2656,9 +2685,14 @@ EXPORT_SYMBOL(ib_cm_insert_listen);
  * The API: connection messages
  */
 
-static bool cm_data_fits(const void *data, u8 len, u8 max)
+/* Private data must fit its message; a caller's mistake is worth a note. */
+static bool cm_data_fits(const char *func, const void *data, u8 len, u8 max)
 {
-	return !data || len <= max;
+	if (!data || len <= max)
+		return true;
+	pr_warn_ratelimited("ib_cm: %s: %u bytes of private data, at most %u fit\n",
+			    func, len, max);
+	return false;
 }
 
 static int cm_check_req_param(struct ib_cm_req_param *param)
@@ -2671,7 +2705,7 @@ static int cm_check_req_param(struct ib_cm_req_param *param)
 	if (param->qp_type != IB_QPT_RC && param->qp_type != IB_QPT_UC &&
 	    param->qp_type != IB_QPT_XRC_INI)
 		return -EINVAL;
-	if (!cm_data_fits(param->private_data, param->private_data_len,
+	if (!cm_data_fits(__func__, param->private_data, param->private_data_len,
 			  IB_CM_REQ_PRIVATE_DATA_SIZE))
 		return -EINVAL;
 	if (alt && (alt->pkey != pri->pkey || alt->mtu != pri->mtu))
@@ -2882,7 +2916,7 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 	unsigned long flags;
 	int ret;
 
-	if (!cm_data_fits(param->private_data, param->private_data_len,
+	if (!cm_data_fits(__func__, param->private_data, param->private_data_len,
 			  IB_CM_REP_PRIVATE_DATA_SIZE) ||
 	    param->rnr_retry_count > 7)
 		return -EINVAL;
@@ -2923,7 +2957,7 @@ int ib_send_cm_rtu(struct ib_cm_id *cm_id, const void *private_data,
 	unsigned long flags;
 	int ret;
 
-	if (!cm_data_fits(private_data, private_data_len,
+	if (!cm_data_fits(__func__, private_data, private_data_len,
 			  IB_CM_RTU_PRIVATE_DATA_SIZE))
 		return -EINVAL;
 
@@ -2972,7 +3006,7 @@ int ib_send_cm_dreq(struct ib_cm_id *cm_id, const void *private_data,
 	unsigned long flags;
 	int ret;
 
-	if (!cm_data_fits(private_data, private_data_len,
+	if (!cm_data_fits(__func__, private_data, private_data_len,
 			  IB_CM_DREQ_PRIVATE_DATA_SIZE))
 		return -EINVAL;
 
@@ -3031,7 +3065,7 @@ int ib_send_cm_drep(struct ib_cm_id *cm_id, const void *private_data,
 	unsigned long flags;
 	int ret;
 
-	if (!cm_data_fits(private_data, private_data_len,
+	if (!cm_data_fits(__func__, private_data, private_data_len,
 			  IB_CM_DREP_PRIVATE_DATA_SIZE))
 		return -EINVAL;
 
@@ -3055,7 +3089,7 @@ int ib_send_cm_rej(struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason,
 	unsigned long flags;
 	int ret = 0;
 
-	if (!cm_data_fits(private_data, private_data_len,
+	if (!cm_data_fits(__func__, private_data, private_data_len,
 			  IB_CM_REJ_PRIVATE_DATA_SIZE) ||
 	    (ari && ari_length > IB_CM_REJ_ARI_LENGTH))
 		return -EINVAL;
@@ -3140,7 +3174,7 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id,
 	struct cm_mad *mad;
 	int ret;
 
-	if (!param->path || !cm_data_fits(param->private_data,
+	if (!param->path || !cm_data_fits(__func__, param->private_data,
 					  param->private_data_len,
 					  IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE))
 		return -EINVAL;
@@ -3214,7 +3248,7 @@ int ib_send_cm_sidr_rep(struct ib_cm_id *cm_id,
 	int ret;
 
 	if ((param->info && param->info_length > IB_CM_SIDR_REP_INFO_LENGTH) ||
-	    !cm_data_fits(param->private_data, param->private_data_len,
+	    !cm_data_fits(__func__, param->private_data, param->private_data_len,
 			  IB_CM_SIDR_REP_PRIVATE_DATA_SIZE))
 		return -EINVAL;
 
@@ -3335,6 +3369,12 @@ EXPORT_SYMBOL(ib_destroy_cm_id);
  * The API: QP attributes and notifications
  */
 
+/* Whether a usable alternate path was set up (by a REQ or a LAP). */
+static bool cm_has_alt_path(struct cm_id_priv *p)
+{
+	return p->alt_av.port && rdma_ah_get_dlid(&p->alt_av.ah_attr);
+}
+
 int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event)
 {
 	struct cm_id_priv *p = to_priv(cm_id);
@@ -3366,7 +3406,7 @@ int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event)
 	case IB_EVENT_PATH_MIG:
 		/* The QP moved to its alternate path: swap ours too. */
 		spin_lock_irqsave(&p->lock, flags);
-		if (p->id.state == IB_CM_ESTABLISHED &&
+		if (p->id.state == IB_CM_ESTABLISHED && cm_has_alt_path(p) &&
 		    (p->id.lap_state == IB_CM_LAP_UNINIT ||
 		     p->id.lap_state == IB_CM_LAP_IDLE)) {
 			swap(p->av, p->alt_av);
@@ -3400,11 +3440,6 @@ static bool cm_state_allows_qp(enum ib_cm_state state, bool init)
 	default:
 		return false;
 	}
-}
-
-static bool cm_has_alt_path(struct cm_id_priv *p)
-{
-	return p->alt_av.port && rdma_ah_get_dlid(&p->alt_av.ah_attr);
 }
 
 static void cm_qp_alt_path(struct cm_id_priv *p, struct ib_qp_attr *attr)
@@ -3597,6 +3632,7 @@ static const char * const cm_drop_names[CM_DROP_REASONS] = {
 	[CM_DROP_ATTR] = "attribute",
 	[CM_DROP_FIELD] = "field",
 	[CM_DROP_NOMEM] = "nomem",
+	[CM_DROP_UNMATCHED] = "unmatched",
 };
 
 static const char * const cm_group_names[CM_COUNTER_GROUPS] = {
