@@ -3901,3 +3901,12 @@ static void __exit ib_cm_cleanup(void)
 
 module_init(ib_cm_init);
 module_exit(ib_cm_cleanup);
+
+/*
+ * KUnit suites (tools/testing/kunit/cm_kunit.c) are compiled into this
+ * file when the KUnit harness lays them next to it, so that they can
+ * reach the static functions they test.
+ */
+#ifdef IB_CM_KUNIT
+#include "cm_kunit.c"
+#endif
