@@ -5,32 +5,46 @@
 # the ib_cm selftests in it, on our freshly built module or (--stock) on
 # the stock one.  Everything the run leaves is in out/vm/MODE/.
 #
-# usage: run.sh [--stock] [--demo] [TEST...]
+# usage: run.sh [--stock] [--demo] [--out DIR] [TEST...]
 #   TEST is a script name from tools/testing/selftests/ib_cm (rping,
-#   rping.sh); none means all of them.
+#   rping.sh) or a path; none means all of them.  DIR must be inside the
+#   project tree (the VM sees only the root and the tree).
 # Prints the TAP lines as tests finish; exits non-zero if any test failed.
+# One VM at a time: concurrent runs wait for each other.
 set -euo pipefail
 # shellcheck source=tools/testing/vm/config.sh
 . "$(dirname "$0")/config.sh"
 
-mode=ours demo=
+mode=ours demo='' out=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stock) mode=stock ;;
 	--demo) demo=--demo ;;
-	-h | --help) sed -n '3,11s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--out) out=$(realpath -m "$2"); shift ;;
+	-h | --help) sed -n '3,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 	shift
 done
 
-out=$IBCM_SRC/out/vm/$mode
+out=${out:-$IBCM_SRC/out/vm/$mode}
+case $out in
+"$IBCM_SRC"/*) ;;
+*) echo "run.sh: --out must be inside $IBCM_SRC" >&2; exit 2 ;;
+esac
 # Runs of the same mode share $out: let them take turns.
 exec 9>"${TMPDIR:-/tmp}/ibcm-vm-$mode.lock"
 flock 9
 vm_timeout=${IBCM_VM_TIMEOUT:-2400}
 t0=$(date +%s)
+
+# The two cores are shared: never two VMs at once.
+exec 9>/tmp/ibcm-vm-run.lock
+if ! flock -n 9; then
+	echo "# waiting for another VM run to finish"
+	flock 9
+fi
 
 "$IBCM_VM_DIR/mkroot.sh"
 rm -rf "$out"

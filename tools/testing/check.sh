@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The project's test command ("make check"): every check prints one TAP
+# line, the last line is "N passed, M failed", and the exit code is
+# non-zero if anything failed.  Logs are in out/check/ and out/vm/.
+#
+#   sid root:    the Debian sid root with Linux 7.2 (created on first use)
+#   lint:        shellcheck over our scripts (when it is installed)
+#   build:       W=1 with warnings as errors
+#   sparse:      C=2, any warning fails
+#   checkpatch:  --strict over cm.c, cm_msgs.h, cm_trace.h, include/rdma/ib_cm.h
+#   abi:         tools/testing/abi/check.sh, when it exists
+#   vm ours:     the VM suite on our module, one line per test
+#   vm stock:    the same suite on the stock module (the baseline); its
+#                known failures are "not ok ... # TODO" and count as passed
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tools/testing/vm/config.sh
+. "$here/vm/config.sh"
+src=$IBCM_SRC
+logs=$src/out/check
+mkdir -p "$logs"
+
+n=0 passed=0 failed=0
+
+# line OK TEXT: print and count one TAP line.
+line() {
+	n=$((n + 1))
+	if [ "$1" = 1 ]; then
+		passed=$((passed + 1))
+		echo "ok $n - $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $2"
+	fi
+}
+
+# step NAME CMD...: run CMD with its output in out/check/NAME.log.
+step() {
+	local name=$1 t0 rc
+	shift
+	t0=$(date +%s)
+	"$@" >"$logs/$name.log" 2>&1
+	rc=$?
+	if [ $rc = 0 ]; then
+		line 1 "$name ($(($(date +%s) - t0))s)"
+	else
+		line 0 "$name ($(($(date +%s) - t0))s, exit $rc, log out/check/$name.log)"
+		tail -n 15 "$logs/$name.log" | sed 's/^/# /'
+	fi
+	return $rc
+}
+
+# vm MODE: run the VM suite and turn its results into check lines.
+vm() {
+	local mode=$1 flag='' t0 res r
+	[ "$mode" = stock ] && flag=--stock
+	t0=$(date +%s)
+	"$here/vm/run.sh" $flag --out "$logs/vm-$mode" >"$logs/vm-$mode.log" 2>&1
+	res=$logs/vm-$mode/results.tap
+	if [ ! -f "$logs/vm-$mode/done" ]; then
+		line 0 "vm $mode: the VM run did not finish (log out/check/vm-$mode.log)"
+		tail -n 15 "$logs/vm-$mode.log" | sed 's/^/# /'
+	fi
+	[ -f "$res" ] || return 0
+	while IFS= read -r r; do
+		case $r in
+		"ok "*) line 1 "vm $mode: ${r#ok * - }" ;;
+		"not ok "*"# TODO"*)
+			if [ "$mode" = stock ]; then
+				line 1 "vm $mode: ${r#not ok * - }"
+			else
+				line 0 "vm $mode: ${r#not ok * - }"
+			fi
+			;;
+		"not ok "*) line 0 "vm $mode: ${r#not ok * - } (log out/check/vm-$mode/tests/)" ;;
+		esac
+	done <"$res"
+	echo "# vm $mode: $(($(date +%s) - t0))s"
+}
+
+# The scripts of this harness; other tools under tools/testing have their
+# own owners and checks.
+lint() {
+	cd "$src" && shellcheck -x .ci/run tools/testing/check.sh \
+		tools/testing/checkpatch.sh tools/testing/vm/*.sh \
+		tools/testing/selftests/ib_cm/*.sh
+}
+
+echo "TAP version 13"
+if step "sid root" "$here/vm/mkroot.sh"; then
+	if command -v shellcheck >/dev/null; then
+		step lint lint
+	fi
+	step "build W=1 -Werror" make -C "$src" werror
+	step sparse make -C "$src" sparse
+	step checkpatch make -C "$src" checkpatch
+	if [ -x "$src/tools/testing/abi/check.sh" ]; then
+		step abi "$src/tools/testing/abi/check.sh"
+	else
+		echo "# abi: no tools/testing/abi/check.sh yet"
+	fi
+	vm ours
+	vm stock
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,295 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Shared helpers for the ib_cm selftests.  Sourced by every test script.
+#
+# A test prints TAP: one "ok"/"not ok" line per assertion and the plan at
+# the end.  Its exit code follows kselftest: 0 pass, 1 fail, 2 expected
+# failure (a known failure of the stock module), 3 unexpected pass, 4 skip.
+#
+# Environment:
+#   IBCM_MODE     "ours" or "stock": which ib_cm.ko is loaded.  Known
+#                 failures of the stock module are excused only in "stock".
+#   IBCM_TIMEOUT  seconds any one client may run (default 120).
+
+set -uo pipefail
+
+IBCM_MODE=${IBCM_MODE:-ours}
+IBCM_TIMEOUT=${IBCM_TIMEOUT:-120}
+KSFT_PASS=0 KSFT_FAIL=1 KSFT_XFAIL=2 KSFT_XPASS=3 KSFT_SKIP=4
+
+IP0=10.77.0.1
+IP1=10.77.0.2
+NS=ibcm_peer
+PEER=(ip netns exec "$NS")
+T=$(mktemp -d /tmp/ibcm.XXXXXX)
+
+n_tests=0 n_fail=0 n_xfail=0 n_xpass=0
+xfail_reason=
+
+# ---- TAP ------------------------------------------------------------------
+
+echo "TAP version 13"
+
+# Log lines carry the time since the test started, in tenths of seconds.
+t_start=${EPOCHREALTIME/./}
+log() {
+	local t=$(((${EPOCHREALTIME/./} - t_start) / 100000))
+	printf '# [%4d.%ds] %s\n' $((t / 10)) $((t % 10)) "$*"
+}
+
+# result OK DESC: record one assertion.
+result() {
+	local ok=$1 desc=$2
+	n_tests=$((n_tests + 1))
+	if [ -n "$xfail_reason" ]; then
+		if [ "$ok" = 1 ]; then
+			n_xpass=$((n_xpass + 1))
+			echo "ok $n_tests - $desc # XPASS known stock failure did not happen: $xfail_reason"
+		else
+			n_xfail=$((n_xfail + 1))
+			echo "not ok $n_tests - $desc # TODO known stock failure: $xfail_reason"
+		fi
+	elif [ "$ok" = 1 ]; then
+		echo "ok $n_tests - $desc"
+	else
+		n_fail=$((n_fail + 1))
+		echo "not ok $n_tests - $desc"
+	fi
+}
+
+# check DESC CMD...: assert that CMD succeeds.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then result 1 "$desc"; else result 0 "$desc"; fi
+}
+
+# stock_known_failure REASON: the assertions that follow fail on the stock
+# module for a known reason (see CLIENTS.md); "" ends the excused stretch.
+# Outside stock mode this does nothing: our module must pass them.
+stock_known_failure() {
+	if [ "$IBCM_MODE" = stock ]; then xfail_reason=$1; fi
+}
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit $KSFT_SKIP
+}
+
+# finish: tear the set-up down, check the kernel log over the whole test
+# including the teardown, print the plan and exit with the verdict.
+finish() {
+	xfail_reason=
+	cleanup
+	dmesg_clean
+	echo "1..$n_tests"
+	if [ $n_fail -gt 0 ]; then exit $KSFT_FAIL; fi
+	if [ $n_xpass -gt 0 ]; then exit $KSFT_XPASS; fi
+	if [ $n_xfail -gt 0 ]; then exit $KSFT_XFAIL; fi
+	exit $KSFT_PASS
+}
+
+# ---- CM counters ----------------------------------------------------------
+
+CM_GROUPS="cm_tx_msgs cm_tx_retries cm_rx_msgs cm_rx_duplicates"
+CM_MSGS="req mra rej rep rtu dreq drep sidr_req sidr_rep lap apr"
+
+# Counters are read with bash builtins only: forking a process per file
+# costs seconds under emulation.
+declare -A snapshot
+
+# snap DEV: remember DEV's counters; delta DEV GROUP MSG is relative to it.
+snap() {
+	local g m v
+	for g in $CM_GROUPS; do
+		for m in $CM_MSGS; do
+			read -r v <"/sys/class/infiniband/$1/ports/1/$g/$m"
+			snapshot[$1/$g/$m]=$v
+		done
+	done
+}
+
+delta() {
+	local v
+	read -r v <"/sys/class/infiniband/$1/ports/1/$2/$3"
+	echo $((v - ${snapshot[$1/$2/$3]}))
+}
+
+# expect DEV GROUP MSG OP N: assert on a counter delta, e.g.
+# "expect rxe0 cm_tx_msgs req -eq 1".
+expect() {
+	local d
+	d=$(delta "$1" "$2" "$3")
+	check "$1 $2/$3 = $d, $4 $5" test "$d" "$4" "$5"
+}
+
+# show_counters DEV: log every counter that moved since snap.
+show_counters() {
+	local g m d line
+	for g in $CM_GROUPS; do
+		line=
+		for m in $CM_MSGS; do
+			d=$(delta "$1" "$g" "$m")
+			[ "$d" = 0 ] || line="$line $m=$d"
+		done
+		log "$1 $g:${line:- (none)}"
+	done
+}
+
+# ---- kernel log -----------------------------------------------------------
+
+DMESG_BAD='WARNING:|BUG:|UBSAN|KFENCE|soft lockup|hard LOCKUP|hung_task|blocked for more than|refcount_t|Oops|general protection|list_(add|del) corruption|ib_cm.*(error|fail|leak)'
+# Lines that mention ib_cm but are no error: loading an unsigned,
+# out-of-tree module.
+DMESG_OK='loading out-of-tree module taints kernel|module verification failed: signature and/or required key missing'
+
+dmesg_mark() { dmesg_lines=$(dmesg | wc -l); }
+
+dmesg_new() { dmesg | tail -n +$((dmesg_lines + 1)); }
+
+# dmesg_clean: assert that nothing bad was logged since dmesg_mark.
+dmesg_clean() {
+	local bad
+	bad=$(dmesg_new | grep -E "$DMESG_BAD" | grep -vE "$DMESG_OK")
+	if [ -n "$bad" ]; then
+		printf '%s\n' "$bad" | sed 's/^/# dmesg: /'
+		result 0 "kernel log clean"
+	else
+		result 1 "kernel log clean"
+	fi
+}
+
+# ---- rdma_cm events -------------------------------------------------------
+
+# rdma_cm (the stock module, unchanged by us) traces every event it hands
+# to its users, with the event's status: for REJECTED that is the REJ's
+# reason.  This is how a test sees the reject reason a program swallowed.
+TRACE=/sys/kernel/tracing
+
+cma_trace_on() {
+	echo 0 >"$TRACE/tracing_on"
+	echo >"$TRACE/trace"
+	echo 1 >"$TRACE/events/rdma_cma/cm_event_handler/enable"
+	echo 1 >"$TRACE/tracing_on"
+}
+
+# cma_events: the traced events so far, one per line, e.g.
+# "REJECTED (8/28)".
+cma_events() {
+	grep -oE '[A-Z_]+ \([0-9]+/-?[0-9]+\)$' "$TRACE/trace"
+}
+
+# ---- processes ------------------------------------------------------------
+
+# run NAME CMD...: run a client in the foreground under the timeout; its
+# output goes to $T/NAME.out and into the test log.
+run() {
+	local name=$1 rc
+	shift
+	log "run $name: $*"
+	timeout "$IBCM_TIMEOUT" "$@" >"$T/$name.out" 2>&1
+	rc=$?
+	sed "s/^/# $name: /" "$T/$name.out" | tail -n 40
+	log "$name exited with $rc"
+	return $rc
+}
+
+# spawn NAME CMD...: start a server in the background under the timeout.
+spawn() {
+	local name=$1
+	shift
+	log "spawn $name: $*"
+	timeout "$IBCM_TIMEOUT" "$@" >"$T/$name.out" 2>&1 &
+	echo $! >"$T/$name.pid"
+}
+
+# reap NAME: wait for a spawned process; returns its exit code.
+reap() {
+	local rc=0
+	wait "$(cat "$T/$1.pid")" || rc=$?
+	sed "s/^/# $1: /" "$T/$1.out" | tail -n 40
+	log "$1 exited with $rc"
+	rm -f "$T/$1.pid"
+	return $rc
+}
+
+# wait_listen PORT [NS]: wait until an rdma_cm id listens on PORT.
+wait_listen() {
+	local ns=${2:-}
+	for _ in $(seq 100); do
+		if ${ns:+ip netns exec "$ns"} rdma resource show cm_id 2>/dev/null |
+			grep -E "state LISTEN .*:$1( |$)" >/dev/null; then
+			return 0
+		fi
+		sleep 0.2
+	done
+	log "nothing listens on port $1"
+	return 1
+}
+
+# ---- network set-ups ------------------------------------------------------
+
+modprobe_all() {
+	local m
+	for m in "$@"; do
+		modprobe "$m" || skip_all "cannot load $m"
+	done
+	log "modules loaded"
+}
+
+# net_one: one rxe device, rxe0, on a veth end with address $IP0.
+net_one() {
+	modprobe_all rdma_rxe rdma_ucm
+	ip link add veth0 type veth peer name veth1
+	ip addr add "$IP0/24" dev veth0
+	ip link set veth0 up
+	ip link set veth1 up
+	rdma link add rxe0 type rxe netdev veth0
+	snap rxe0
+	log "rxe0 on veth0 ($IP0) is up"
+}
+
+# net_two: rxe0 on veth0 ($IP0) here, rxe1 on veth1 ($IP1) in namespace
+# $NS; the veth pair is the wire.  Run peer commands with $PEER.
+net_two() {
+	modprobe_all rdma_rxe rdma_ucm
+	ip netns add "$NS"
+	ip link add veth0 type veth peer name veth1 netns "$NS"
+	ip addr add "$IP0/24" dev veth0
+	ip link set veth0 up
+	"${PEER[@]}" ip addr add "$IP1/24" dev veth1
+	"${PEER[@]}" ip link set veth1 up
+	"${PEER[@]}" ip link set lo up
+	rdma link add rxe0 type rxe netdev veth0
+	"${PEER[@]}" rdma link add rxe1 type rxe netdev veth1
+	snap rxe0
+	snap rxe1
+	log "rxe0 on veth0 ($IP0) and rxe1 on veth1 ($IP1, netns $NS) are up"
+}
+
+# netem ARGS...: impair the wire (veth0's egress), e.g. "netem loss 10%".
+netem() {
+	tc qdisc replace dev veth0 root netem "$@"
+}
+
+cleanup() {
+	local f
+	[ -d "$T" ] || return 0
+	log "cleaning up"
+	for f in "$T"/*.pid; do
+		[ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null
+	done
+	wait 2>/dev/null
+	rdma link delete rxe0 2>/dev/null
+	ip netns exec "$NS" rdma link delete rxe1 2>/dev/null
+	ip link delete veth0 2>/dev/null
+	ip netns delete "$NS" 2>/dev/null
+	log "cleaned up"
+	echo 0 >"$TRACE/events/rdma_cma/cm_event_handler/enable" 2>/dev/null
+	rm -rf "$T"
+	return 0
+}
+trap cleanup EXIT
+
+dmesg_mark

@@ -1,0 +1,138 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the VM (run.sh boots it).  Installs the module under test in a
+# private overlay of /lib/modules, proves which ib_cm.ko is live, runs the
+# selftests and leaves everything in OUT, the directory shared with the host:
+#   results.tap      one TAP line per test
+#   tests/NAME.log   each test's own TAP output
+#   guest.log        this script's log; dmesg.txt  the whole kernel log
+#   done             written last; its absence means the run broke off
+#
+# usage: guest.sh ours|stock OUT [--demo] [TEST...]
+set -uo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+mode=$1 out=$2
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+tests_dir=$(cd "$here/../selftests/ib_cm" && pwd)
+exec >"$out/guest.log" 2>&1
+
+kver=$(uname -r)
+mods=/lib/modules/$kver
+n=0
+
+tap() { echo "$*" >>"$out/results.tap"; }
+
+# The VM's / is the sid root itself: install the module into a tmpfs
+# overlay so that nothing of it survives the VM, and a stock run sees only
+# the stock tree.  modules.* come from run.sh, which ran depmod over the
+# same tree with the same updates/ on the host (depmod takes about three
+# minutes under emulation, seven seconds on the host).
+install_module() {
+	mkdir -p /run/ibcm
+	mount -t tmpfs ibcm /run/ibcm
+	mkdir /run/ibcm/upper /run/ibcm/work
+	mount -t overlay ibcm-modules -o \
+		"lowerdir=$mods,upperdir=/run/ibcm/upper,workdir=/run/ibcm/work" "$mods"
+	rm -rf "$mods/updates"
+	mkdir "$mods/updates"
+	if [ "$mode" = ours ]; then
+		cp "$out/ib_cm.ko" "$mods/updates/ib_cm.ko"
+	fi
+	cp "$out"/moddb/modules.* "$mods/"
+}
+
+# The GNU build ID of a module file and of the loaded module.
+file_build_id() {
+	local f=$1 tmp=/run/ibcm/probe.ko
+	case $f in
+	*.xz) xz -dc "$f" >"$tmp" && f=$tmp ;;
+	esac
+	readelf -n "$f" | awk '/Build ID:/ { print $3 }'
+}
+
+live_build_id() {
+	od -An -tx1 -v /sys/module/ib_cm/notes/.note.gnu.build-id |
+		tr -d ' \n' | tail -c 40
+}
+
+# Test 1: the module that serves the tests is the one we meant.
+module_identity() {
+	local path want ok=1 fid lid
+	path=$(modinfo -n ib_cm)
+	if [ "$mode" = ours ]; then
+		want=$mods/updates/ib_cm.ko
+		if [ "$(sha256sum <"$want" | cut -d' ' -f1)" != "$(cat "$out/ib_cm.ko.sha256")" ]; then
+			echo "identity: $want differs from the module just built"
+			ok=0
+		fi
+	else
+		want=$mods/kernel/drivers/infiniband/core/ib_cm.ko.xz
+	fi
+	echo "identity: modinfo -n ib_cm: $path (want $want)"
+	[ "$path" = "$want" ] || ok=0
+	modprobe ib_cm || ok=0
+	fid=$(file_build_id "$path")
+	lid=$(live_build_id)
+	echo "identity: build id of file $fid, of loaded module $lid"
+	echo "identity: taint $(cat /sys/module/ib_cm/taint 2>/dev/null)"
+	[ -n "$fid" ] && [ "$fid" = "$lid" ] || ok=0
+	{
+		echo "mode=$mode"
+		echo "modinfo_path=$path"
+		echo "build_id=$lid"
+		echo "taint=$(cat /sys/module/ib_cm/taint 2>/dev/null)"
+	} >"$out/identity.txt"
+	modprobe -r ib_cm
+	n=$((n + 1))
+	if [ $ok = 1 ]; then
+		tap "ok $n - module_identity: $path is live"
+	else
+		tap "not ok $n - module_identity: want $want, got $path"
+	fi
+}
+
+run_test() {
+	local t=$1 name rc line start
+	name=$(basename "$t" .sh)
+	n=$((n + 1))
+	echo "test $name: start $(date +%T)"
+	start=$(date +%s)
+	IBCM_MODE=$mode timeout 900 "$t" >"$out/tests/$name.log" 2>&1
+	rc=$?
+	echo "test $name: rc $rc after $(($(date +%s) - start))s"
+	case $rc in
+	0) line="ok $n - $name" ;;
+	2) line="not ok $n - $name # TODO known stock failure:$(grep -o '# TODO known stock failure:.*' "$out/tests/$name.log" | sort -u | cut -d: -f2- | tr '\n' ' ')" ;;
+	3) line="ok $n - $name # XPASS known stock failure did not happen" ;;
+	4) line="ok $n - $name # SKIP" ;;
+	124) line="not ok $n - $name # TIMEOUT" ;;
+	*) line="not ok $n - $name" ;;
+	esac
+	tap "$line ($(($(date +%s) - start))s)"
+}
+
+mkdir -p "$out/tests"
+: >"$out/results.tap"
+install_module
+module_identity
+
+if [ "${1:-}" = --demo ]; then
+	"$here/demo.sh" "$mode" >"$out/demo.txt" 2>&1
+else
+	if [ $# -eq 0 ]; then
+		set -- "$tests_dir"/*.sh
+	fi
+	for t in "$@"; do
+		case $t in
+		*/lib.sh | lib.sh) continue ;;
+		*/*) ;;
+		*) t=$tests_dir/${t%.sh}.sh ;;
+		esac
+		run_test "$t"
+	done
+fi
+dmesg >"$out/dmesg.txt"
+echo "$n" >"$out/done"
