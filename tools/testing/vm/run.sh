@@ -36,7 +36,7 @@ esac
 # Runs of the same mode share $out: let them take turns.
 exec 9>"${TMPDIR:-/tmp}/ibcm-vm-$mode.lock"
 flock 9
-vm_timeout=${IBCM_VM_TIMEOUT:-2400}
+vm_timeout=${IBCM_VM_TIMEOUT:-1500}
 t0=$(date +%s)
 
 # The two cores are shared: never two VMs at once.

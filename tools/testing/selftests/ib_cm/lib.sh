@@ -124,6 +124,19 @@ expect() {
 	check "$1 $2/$3 = $d, $4 $5" test "$d" "$4" "$5"
 }
 
+# expect_disconnects DEV GROUP N: N connections were torn down.  Either
+# end may send the DREQ and both may at once; a DREQ that crosses another
+# need not be answered.  So per connection: one or two DREQs, at most two
+# DREPs, and at least two messages in all.
+expect_disconnects() {
+	local dreq drep
+	dreq=$(delta "$1" "$2" dreq)
+	drep=$(delta "$1" "$2" drep)
+	check "$1 $2: $3 disconnects (dreq=$dreq drep=$drep)" \
+		test "$dreq" -ge "$3" -a "$dreq" -le $((2 * $3)) -a \
+		"$drep" -le $((2 * $3)) -a $((dreq + drep)) -ge $((2 * $3))
+}
+
 # show_counters DEV: log every counter that moved since snap.
 show_counters() {
 	local g m d line

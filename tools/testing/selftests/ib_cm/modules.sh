@@ -18,10 +18,11 @@ log "ib_cm holders: $holders"
 for m in rdma_cm ib_srp ib_srpt ib_ipoib; do
 	check "$m uses ib_cm" test -e "/sys/module/ib_cm/holders/$m"
 done
-for m in $ULPS; do
+# Users first: rdma_cm goes after the ULPs on top of it (and rdma_ucm,
+# which earlier tests may have left loaded).
+for m in ib_ipoib nvmet_rdma nvme_rdma ib_isert ib_iser ib_srpt ib_srp rdma_ucm rdma_cm; do
 	check "modprobe -r $m" modprobe -r "$m"
 done
-modprobe -r rdma_ucm 2>/dev/null
 check "modprobe -r ib_cm" modprobe -r ib_cm
 check "ib_cm is gone" test ! -e /sys/module/ib_cm
 check "modprobe ib_cm again" modprobe ib_cm

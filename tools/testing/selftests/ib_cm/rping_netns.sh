@@ -25,9 +25,10 @@ for d in rxe0 rxe1; do
 	expect $d cm_tx_msgs rej -eq 0
 	expect $d cm_tx_retries req -eq 0
 done
-# Whoever disconnects first sends the DREQ; the other answers with a DREP.
+# Whoever disconnects first sends the DREQ, the other answers with a DREP;
+# see expect_disconnects in lib.sh for crossing DREQs.
 dreq=$(($(delta rxe0 cm_tx_msgs dreq) + $(delta rxe1 cm_tx_msgs dreq)))
 drep=$(($(delta rxe0 cm_tx_msgs drep) + $(delta rxe1 cm_tx_msgs drep)))
-check "DREQs sent ($dreq) 1 or 2" test "$dreq" -ge 1 -a "$dreq" -le 2
-check "DREPs sent ($drep) = 1" test "$drep" -eq 1
+check "one disconnect (dreq=$dreq drep=$drep)" \
+	test "$dreq" -ge 1 -a "$dreq" -le 2 -a "$drep" -le 2 -a $((dreq + drep)) -ge 2
 finish

@@ -16,7 +16,8 @@ check "ib_send_bw -R -q $Q server" reap server
 
 show_counters rxe0
 for dir in cm_tx_msgs cm_rx_msgs; do
-	for m in req rep rtu drep; do expect rxe0 $dir $m -eq $((Q + 1)); done
+	for m in req rep rtu; do expect rxe0 $dir $m -eq $((Q + 1)); done
+	expect_disconnects rxe0 $dir $((Q + 1))
 	expect rxe0 $dir rej -eq 0
 done
 expect rxe0 cm_tx_retries req -eq 0

@@ -17,7 +17,8 @@ show_counters rxe0
 for dir in cm_tx_msgs cm_rx_msgs; do
 	expect rxe0 $dir sidr_req -eq 1
 	expect rxe0 $dir sidr_rep -eq 1
-	for m in req rep rtu drep; do expect rxe0 $dir $m -eq 1; done
+	for m in req rep rtu; do expect rxe0 $dir $m -eq 1; done
+	expect_disconnects rxe0 $dir 1
 	expect rxe0 $dir rej -eq 0
 done
 expect rxe0 cm_tx_retries sidr_req -eq 0

@@ -15,8 +15,8 @@ check "ucmatose server exits cleanly" reap server
 
 show_counters rxe0
 for dir in cm_tx_msgs cm_rx_msgs; do
-	for m in req rep rtu drep; do expect rxe0 $dir $m -eq $N; done
-	expect rxe0 $dir dreq -ge $N
+	for m in req rep rtu; do expect rxe0 $dir $m -eq $N; done
+	expect_disconnects rxe0 $dir $N
 	expect rxe0 $dir rej -eq 0
 done
 expect rxe0 cm_tx_retries req -eq 0

@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# A ucmatose server that accepts 10 connections, asked for 14: it rejects
-# the four it has no room for (rdma_reject: REJ reason 28, consumer
-# defined), and both programs end at once instead of waiting for timeouts.
-# Two devices, so that the server's messages are counted apart from the
-# client's.  The client quits at its first failed connection and then
-# rejects what it had pending itself, so only the server's side is exact.
+# A ucmatose server that accepts 10 connections, asked for 14: it accepts
+# exactly 10 and rejects the others it sees (rdma_reject: REJ reason 28,
+# consumer defined); both programs end at once instead of waiting for
+# timeouts.  The client stops at its first failed connection, so how many
+# of its 14 requests it sends at all depends on timing; the assertions hold
+# for any of them.  Two devices, so that the server's messages are counted
+# apart from the client's.
 # shellcheck source=tools/testing/selftests/ib_cm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -28,10 +29,11 @@ check "no REJECTED with another reason" \
 
 show_counters rxe0
 show_counters rxe1
-expect rxe0 cm_tx_msgs req -eq 14
-expect rxe1 cm_rx_msgs req -eq 14
-expect rxe1 cm_tx_msgs rej -ge 4
-expect rxe0 cm_rx_msgs rej -ge 4
+req=$(delta rxe1 cm_rx_msgs req)
 expect rxe1 cm_tx_msgs rep -eq 10
-expect rxe1 cm_tx_retries req -eq 0
+expect rxe1 cm_tx_msgs rej -eq $((req - 10))
+expect rxe1 cm_tx_msgs rej -ge 1
+expect rxe0 cm_tx_msgs req -eq "$req"
+expect rxe0 cm_rx_msgs rej -eq $((req - 10))
+expect rxe1 cm_tx_retries rej -eq 0
 finish
