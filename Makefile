@@ -13,6 +13,7 @@ SHELL := /bin/bash
 SRC := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 VM := $(SRC)/tools/testing/vm
 ROOT_KVER := $(shell . $(VM)/config.sh && echo $$IBCM_KVER)
+ROOT_DIR := $(shell . $(VM)/config.sh && echo $$IBCM_ROOT)
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
 KDIR_REL := $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
@@ -50,13 +51,14 @@ werror:
 # kbuild does not fail on sparse warnings, so look for them in its output.
 sparse:
 	@set -o pipefail; log=$$(mktemp); \
-	$(KMAKE) C=2 modules 2>&1 | tee $$log; \
+	if ! { $(KMAKE) C=2 modules 2>&1 | tee $$log; }; then \
+		rm -f $$log; exit 1; fi; \
 	if grep -E '(warning|error):' $$log >/dev/null; then \
 		rm -f $$log; echo "sparse: warnings found" >&2; exit 1; fi; \
 	rm -f $$log
 
 checkpatch:
-	$(SRC)/tools/testing/checkpatch.sh $(SOURCES)
+	KDIR=$(KDIR) $(SRC)/tools/testing/checkpatch.sh $(SOURCES)
 
 install:
 ifeq ($(NATIVE),1)
@@ -68,8 +70,13 @@ else
 	@exit 1
 endif
 
+# Without the sid root there is nothing kbuild could have built here.
 clean:
+ifeq ($(NATIVE),1)
 	$(KMAKE) clean
+else ifneq ($(wildcard $(ROOT_DIR)/usr/bin/make),)
+	$(VM)/inroot.sh make -C /lib/modules/$(KVER)/build M=$(SRC) clean
+endif
 	rm -rf $(SRC)/out
 
 demo:
@@ -88,3 +95,10 @@ man:
 	$(SRC)/tools/testing/man/mkman.sh
 
 .PHONY: man
+
+# KUnit suites in a Linux 7.2 kernel built from source (tools/testing/kunit).
+# "make kunit KUNIT_DEBUG=1" runs them under KASAN, lockdep and kmemleak.
+kunit:
+	$(SRC)/tools/testing/kunit/run.sh $(if $(KUNIT_DEBUG),--debug)
+
+.PHONY: kunit
