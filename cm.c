@@ -2816,7 +2816,7 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	struct ib_mad_send_buf *msg;
 	int ret;
 
-	ret = cm_check_req_param(param);
+	ret = param ? cm_check_req_param(param) : -EINVAL;
 	if (ret) {
 		pr_warn_ratelimited("ib_cm: %s: invalid parameters\n", __func__);
 		return ret;
@@ -2916,7 +2916,8 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 	unsigned long flags;
 	int ret;
 
-	if (!cm_data_fits(__func__, param->private_data, param->private_data_len,
+	if (!param ||
+	    !cm_data_fits(__func__, param->private_data, param->private_data_len,
 			  IB_CM_REP_PRIVATE_DATA_SIZE) ||
 	    param->rnr_retry_count > 7)
 		return -EINVAL;
@@ -3174,9 +3175,10 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id,
 	struct cm_mad *mad;
 	int ret;
 
-	if (!param->path || !cm_data_fits(__func__, param->private_data,
-					  param->private_data_len,
-					  IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE))
+	if (!param || !param->path ||
+	    !cm_data_fits(__func__, param->private_data,
+			  param->private_data_len,
+			  IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE))
 		return -EINVAL;
 
 	ret = cm_av_from_path(&av, param->path, param->sgid_attr);
@@ -3247,7 +3249,8 @@ int ib_send_cm_sidr_rep(struct ib_cm_id *cm_id,
 	unsigned long flags;
 	int ret;
 
-	if ((param->info && param->info_length > IB_CM_SIDR_REP_INFO_LENGTH) ||
+	if (!param ||
+	    (param->info && param->info_length > IB_CM_SIDR_REP_INFO_LENGTH) ||
 	    !cm_data_fits(__func__, param->private_data, param->private_data_len,
 			  IB_CM_SIDR_REP_PRIVATE_DATA_SIZE))
 		return -EINVAL;
@@ -3854,7 +3857,9 @@ static int __init ib_cm_init(void)
 {
 	int ret;
 
+	/* Local IDs on the wire: a random start, scrambled by a random mask. */
 	cm.local_id_mask = get_random_u32();
+	cm.local_id_next = get_random_u32();
 	/* Never hand out a local ID that is zero on the wire. */
 	ret = xa_reserve_irq(&cm.local_ids, cm.local_id_mask, GFP_KERNEL);
 	if (ret)
