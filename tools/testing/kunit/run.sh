@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the ib_cm KUnit suites in a Linux 7.2 kernel built from source.
+#
+#   tools/testing/kunit/run.sh [--debug] [extra kunit.py run arguments]
+#
+# The kernel source (linux-source-7.2 from the sid root) is unpacked once
+# into a cache outside the repository, our files are laid over it, and
+# kunit.py builds and boots it in QEMU inside the sid root.  The build
+# directory is kept, so a second run only rebuilds what changed.
+#
+# --debug uses debug.kunitconfig (KASAN, lockdep, kmemleak, debugobjects)
+# with its own build directory and fails on any report of theirs in the
+# kernel log, even when every test case passed.
+set -euo pipefail
+
+KUNIT_DIR=$(cd "$(dirname "$0")" && pwd)
+VM_DIR=$KUNIT_DIR/../vm
+# shellcheck source=tools/testing/vm/config.sh
+. "$VM_DIR/config.sh"
+
+SRC=$IBCM_SRC
+# The source package follows the target kernel: 7.2.13+deb14-amd64 -> 7.2.
+SRC_SERIES=$(echo "$IBCM_KVER" | cut -d. -f1-2)
+SRC_TARBALL=/usr/src/linux-source-$SRC_SERIES.tar.xz
+CACHE=${IBCM_KUNIT_CACHE:-$IBCM_CACHE/kunit}
+TREE=$CACHE/linux-$SRC_SERIES
+PRISTINE=$CACHE/pristine-$SRC_SERIES
+# The compiler Debian built the 7.2 kernel with; the root has no plain gcc.
+KCC=${IBCM_KUNIT_CC:-gcc-16}
+
+debug=
+if [ "${1:-}" = --debug ]; then
+	debug=1
+	shift
+fi
+if [ -n "$debug" ]; then
+	KUNITCONFIG=$KUNIT_DIR/debug.kunitconfig
+	BUILD=$CACHE/build-debug
+	TIMEOUT=1800
+else
+	KUNITCONFIG=$KUNIT_DIR/ib_cm.kunitconfig
+	BUILD=$CACHE/build
+	TIMEOUT=600
+fi
+
+# Repository file -> place in the kernel tree.  The include/ directory next
+# to cm.c is on the include path through our Kbuild (NOSTDINC_FLAGS).
+OVERLAY=(
+	"Kbuild:drivers/infiniband/core/Kbuild"
+	"cm.c:drivers/infiniband/core/cm.c"
+	"cm_msgs.h:drivers/infiniband/core/cm_msgs.h"
+	"cm_trace.h:drivers/infiniband/core/cm_trace.h"
+	"include/rdma/ib_cm.h:include/rdma/ib_cm.h"
+	"include/ib_core_client.h:drivers/infiniband/core/include/ib_core_client.h"
+	"tools/testing/kunit/cm_kunit.c:drivers/infiniband/core/cm_kunit.c"
+)
+
+log() { echo "kunit: $*" >&2; }
+
+# The sid root holds the source package, the compiler and QEMU.
+"$VM_DIR/mkroot.sh" >&2
+if [ ! -f "$IBCM_ROOT$SRC_TARBALL" ]; then
+	log "$SRC_TARBALL is missing from the sid root $IBCM_ROOT"
+	log "expected linux-source-$SRC_SERIES (for $IBCM_KVER); the archive offers:"
+	"$VM_DIR/inroot.sh" apt-cache policy "linux-source-$SRC_SERIES" >&2 || true
+	exit 1
+fi
+
+# Unpack once.  The stamp names the tarball it came from, so a new
+# linux-source package leads to a fresh tree (and fresh builds).
+unpack_tree() {
+	local stamp want tmp entry dst
+	stamp=$(stat -c '%s %Y' "$IBCM_ROOT$SRC_TARBALL")
+	want="$SRC_TARBALL $stamp"
+	if [ -f "$TREE/.ib_cm-unpacked" ] &&
+	   [ "$(cat "$TREE/.ib_cm-unpacked")" = "$want" ]; then
+		return
+	fi
+	log "unpacking $SRC_TARBALL into $TREE (once, about 1.8 GB)"
+	mkdir -p "$CACHE"
+	rm -rf "$TREE" "$PRISTINE" "$BUILD" "$CACHE/build" "$CACHE/build-debug"
+	tmp=$(mktemp -d "$CACHE/unpack.XXXXXX")
+	tar -xJf "$IBCM_ROOT$SRC_TARBALL" -C "$tmp"
+	mv "$tmp"/linux-source-"$SRC_SERIES" "$TREE"
+	rmdir "$tmp"
+	# Keep the stock version of every file we replace.
+	for entry in "${OVERLAY[@]}"; do
+		dst=${entry#*:}
+		if [ -e "$TREE/$dst" ]; then
+			mkdir -p "$(dirname "$PRISTINE/$dst")"
+			cp -p "$TREE/$dst" "$PRISTINE/$dst"
+		fi
+	done
+	echo "$want" >"$TREE/.ib_cm-unpacked"
+}
+
+# Put our files in place; where we have none, the stock file comes back
+# (or the file goes, if the tree had none).  Unchanged files keep their
+# time stamps so that kbuild rebuilds only what changed.
+lay_over() {
+	local entry from dst
+	for entry in "${OVERLAY[@]}"; do
+		from=${entry%%:*}
+		dst=${entry#*:}
+		if [ -f "$SRC/$from" ]; then
+			if ! cmp -s "$SRC/$from" "$TREE/$dst"; then
+				mkdir -p "$(dirname "$TREE/$dst")"
+				cp "$SRC/$from" "$TREE/$dst"
+			fi
+		elif [ -f "$PRISTINE/$dst" ]; then
+			cmp -s "$PRISTINE/$dst" "$TREE/$dst" ||
+				cp -p "$PRISTINE/$dst" "$TREE/$dst"
+		else
+			rm -f "$TREE/$dst"
+		fi
+	done
+}
+
+unpack_tree
+lay_over
+mkdir -p "$BUILD"
+
+# Run a command in the sid root with the cache bound at the same path.
+# inroot.sh hides /dev/kvm (PVM cannot run a stock kernel), so QEMU falls
+# back to TCG.
+in_root() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m --propagation private bash -c '
+		set -e
+		mkdir -p "$1$2"
+		mount --bind "$2" "$1$2"
+		shift 2
+		exec "$@"
+	' inroot "$IBCM_ROOT" "$CACHE" "$VM_DIR/inroot.sh" "$@"
+}
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+start=$(date +%s)
+set +e
+# shellcheck disable=SC2016 # expanded by the inner shell
+in_root bash -c '
+	set -e
+	[ ! -e /dev/kvm ] || [ "$(stat -c %t:%T /dev/kvm)" = 1:3 ] ||
+		{ echo "kunit: /dev/kvm is not hidden" >&2; exit 1; }
+	cd "$1"
+	shift
+	exec python3 tools/testing/kunit/kunit.py run "$@"
+' kunit "$TREE" --arch=x86_64 --kunitconfig="$KUNITCONFIG" \
+	--build_dir="$BUILD" --jobs=2 --timeout="$TIMEOUT" \
+	--make_options="CC=$KCC" --make_options="HOSTCC=$KCC" \
+	--raw_output=all "$@" >"$out" 2>&1
+status=$?
+set -e
+
+# The raw log is kept next to the build; kunit.py parse prints the results
+# and fails when a case failed or the log is incomplete (a crash).
+cp "$out" "$BUILD/ib_cm-kunit.log"
+[ "$status" = 0 ] || tail -n 60 "$out" >&2
+in_root python3 "$TREE/tools/testing/kunit/kunit.py" parse \
+	"$BUILD/ib_cm-kunit.log" || status=1
+log "full log: $BUILD/ib_cm-kunit.log"
+log "took $(($(date +%s) - start)) s"
+
+if [ -n "$debug" ]; then
+	# Any report of the debugging facilities fails the run.
+	pattern='BUG: KASAN|WARNING: .*lock|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|BUG: sleeping function|kmemleak: [0-9]+ new suspected memory leak|unreferenced object 0x|ODEBUG:|BUG: |WARNING: CPU|Call Trace:'
+	if grep -nE "$pattern" "$out" >&2; then
+		log "debug facilities reported problems (see above)"
+		status=1
+	fi
+	grep -q 'ib_cm kunit: kmemleak scan done' "$out" ||
+		{ log "the kmemleak scan did not run"; status=1; }
+fi
+exit "$status"
