@@ -8,6 +8,16 @@
 
 ULPS="rdma_cm ib_srp ib_srpt ib_iser ib_isert nvme_rdma nvmet_rdma ib_ipoib"
 
+# Loadable modules present now; whatever the ULPs pull in must go again.
+mods_now() {
+	local m
+	for m in /sys/module/*/initstate; do
+		m=${m%/initstate}
+		echo "${m##*/}"
+	done | sort
+}
+mods_now >"$T/before"
+
 check "modprobe ib_cm" modprobe ib_cm
 log "ib_cm from $(modinfo -n ib_cm)"
 for m in $ULPS; do
@@ -20,11 +30,23 @@ for m in rdma_cm ib_srp ib_srpt ib_ipoib; do
 done
 # Users first: rdma_cm goes after the ULPs on top of it (and rdma_ucm,
 # which earlier tests may have left loaded).
-for m in ib_ipoib nvmet_rdma nvme_rdma ib_isert ib_iser ib_srpt ib_srp rdma_ucm rdma_cm; do
+if [ -e /sys/module/rdma_ucm ]; then
+	check "modprobe -r rdma_ucm" modprobe -r rdma_ucm
+fi
+for m in ib_ipoib nvmet_rdma nvme_rdma ib_isert ib_iser ib_srpt ib_srp rdma_cm; do
 	check "modprobe -r $m" modprobe -r "$m"
 done
 check "modprobe -r ib_cm" modprobe -r ib_cm
 check "ib_cm is gone" test ! -e /sys/module/ib_cm
+# What the ULPs pulled in besides (target_core_mod, nvme_core, ...),
+# now unused: remove until nothing more goes.
+for _ in 1 2 3 4; do
+	for m in $(comm -13 "$T/before" <(mods_now)); do
+		modprobe -r "$m" 2>/dev/null
+	done
+done
+left=$(comm -13 "$T/before" <(mods_now) | xargs)
+check "every module loaded by this test unloads (left: ${left:-none})" test -z "$left"
 check "modprobe ib_cm again" modprobe ib_cm
 check "modprobe -r ib_cm again" modprobe -r ib_cm
 lsmod | sed 's/^/# lsmod: /'
