@@ -83,7 +83,7 @@ vm() {
 # The scripts of this harness; other tools under tools/testing have their
 # own owners and checks.
 lint() {
-	cd "$src" && shellcheck -x .ci/run tools/testing/check.sh \
+	cd "$src" && shellcheck -x -P SCRIPTDIR .ci/run tools/testing/check.sh \
 		tools/testing/checkpatch.sh tools/testing/vm/*.sh \
 		tools/testing/selftests/ib_cm/*.sh
 }

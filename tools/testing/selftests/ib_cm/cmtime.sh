@@ -10,7 +10,6 @@
 . "$(dirname "$0")/lib.sh"
 
 # pass_ok FILE: the pass printed its timing table and no failed event.
-# shellcheck disable=SC2317 # called through check
 pass_ok() {
 	grep -q '^full connect' "$1" && ! grep -q 'event:' "$1"
 }

@@ -13,7 +13,6 @@
 # shellcheck source=tools/testing/selftests/ib_cm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# shellcheck disable=SC2317 # called through check
 gone() {
 	[ ! -e "/sys/class/infiniband/$1" ]
 }
