@@ -2117,11 +2117,12 @@ static void cm_recv_drep(struct cm_work *work)
 		return;
 	}
 	spin_lock_irq(&p->lock);
+	/*
+	 * In TIMEWAIT the DREP is usually no repeat: the id stopped waiting
+	 * for it when its owner destroyed it.  Nothing more to do either way.
+	 */
 	if (p->id.state != IB_CM_DREQ_SENT && p->id.state != IB_CM_DREQ_RCVD) {
 		spin_unlock_irq(&p->lock);
-		if (p->id.state == IB_CM_TIMEWAIT)
-			cm_count(work->port, CM_RECV_DUPLICATES,
-				 CM_DREP_ATTR_ID, 1);
 		goto out;
 	}
 	cm_enter_timewait(p);
