@@ -2219,9 +2219,9 @@ static void cm_recv_sidr_rep(struct cm_work *work)
 		return;
 	}
 	spin_lock_irq(&p->lock);
+	/* Late (after a timeout or destroy): not a repeat, just too late. */
 	if (p->id.state != IB_CM_SIDR_REQ_SENT) {
 		spin_unlock_irq(&p->lock);
-		cm_count(work->port, CM_RECV_DUPLICATES, CM_SIDR_REP_ATTR_ID, 1);
 		goto out;
 	}
 	cm_cancel_msg(p);
