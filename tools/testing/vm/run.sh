@@ -102,6 +102,6 @@ if [ ! -f "$out/done" ]; then
 	echo "not ok - VM run did not finish; see $out/console.log and $out/guest.log"
 	exit 1
 fi
-if grep -q '^not ok' <(grep -v '# TODO' "$out/results.tap"); then
-	exit 1
-fi
+failed=$(grep '^not ok' "$out/results.tap" | grep -vc '# TODO' || true)
+echo "# $failed failed"
+[ "$failed" = 0 ]
