@@ -36,18 +36,18 @@ line() {
 	fi
 }
 
-# step NAME CMD...: run CMD with its output in out/check/NAME.log.
+# step ID DESC CMD...: run CMD with its output in out/check/ID.log.
 step() {
-	local name=$1 t0 rc
-	shift
+	local id=$1 desc=$2 t0 rc
+	shift 2
 	t0=$(date +%s)
-	"$@" >"$logs/$name.log" 2>&1
+	"$@" >"$logs/$id.log" 2>&1
 	rc=$?
 	if [ $rc = 0 ]; then
-		line 1 "$name ($(($(date +%s) - t0))s)"
+		line 1 "$desc ($(($(date +%s) - t0))s)"
 	else
-		line 0 "$name ($(($(date +%s) - t0))s, exit $rc, log out/check/$name.log)"
-		tail -n 15 "$logs/$name.log" | sed 's/^/# /'
+		line 0 "$desc ($(($(date +%s) - t0))s, exit $rc, log out/check/$id.log)"
+		tail -n 15 "$logs/$id.log" | sed 's/^/# /'
 	fi
 	return $rc
 }
@@ -89,15 +89,15 @@ lint() {
 }
 
 echo "TAP version 13"
-if step "sid root" "$here/vm/mkroot.sh"; then
+if step root "sid root" "$here/vm/mkroot.sh"; then
 	if command -v shellcheck >/dev/null; then
-		step lint lint
+		step lint shellcheck lint
 	fi
-	step "build W=1 -Werror" make -C "$src" werror
-	step sparse make -C "$src" sparse
-	step checkpatch make -C "$src" checkpatch
+	step build "build W=1 -Werror" make -C "$src" werror
+	step sparse sparse make -C "$src" sparse
+	step checkpatch checkpatch make -C "$src" checkpatch
 	if [ -x "$src/tools/testing/abi/check.sh" ]; then
-		step abi "$src/tools/testing/abi/check.sh"
+		step abi "abi layout" "$src/tools/testing/abi/check.sh"
 	else
 		echo "# abi: no tools/testing/abi/check.sh yet"
 	fi
