@@ -35,10 +35,15 @@ if [ "${1:-}" = --debug ]; then
 	debug=1
 	shift
 fi
+EXTRA=(--arch=x86_64)
 if [ -n "$debug" ]; then
 	KUNITCONFIG=$KUNIT_DIR/debug.kunitconfig
 	BUILD=$CACHE/build-debug
 	TIMEOUT=1800
+	# After the suites the kernel runs kmemleak-init.sh from a built-in
+	# initramfs (busybox from the sid root), which scans for leaks.
+	EXTRA=(--qemu_config="$KUNIT_DIR/qemu_x86_64_kmemleak.py"
+	       --kconfig_add="CONFIG_INITRAMFS_SOURCE=\"$CACHE/kmemleak.list\"")
 else
 	KUNITCONFIG=$KUNIT_DIR/ib_cm.kunitconfig
 	BUILD=$CACHE/build
@@ -118,9 +123,26 @@ lay_over() {
 	done
 }
 
+mkdir -p "$CACHE"
+# One run at a time: runs share the source tree.
+exec 9>"$CACHE/.lock"
+flock 9
+
 unpack_tree
 lay_over
 mkdir -p "$BUILD"
+if [ -n "$debug" ]; then
+	cp "$KUNIT_DIR/kmemleak-init.sh" "$CACHE/kmemleak-init.sh"
+	cat >"$CACHE/kmemleak.list" <<-EOF
+	dir /dev 0755 0 0
+	nod /dev/console 0600 0 0 c 5 1
+	dir /bin 0755 0 0
+	file /bin/busybox /bin/busybox 0755 0 0
+	file /init $CACHE/kmemleak-init.sh 0755 0 0
+	dir /sys 0755 0 0
+	dir /proc 0755 0 0
+	EOF
+fi
 
 # Run a command in the sid root with the cache bound at the same path.
 # inroot.sh hides /dev/kvm (PVM cannot run a stock kernel), so QEMU falls
@@ -148,10 +170,10 @@ in_root bash -c '
 	cd "$1"
 	shift
 	exec python3 tools/testing/kunit/kunit.py run "$@"
-' kunit "$TREE" --arch=x86_64 --kunitconfig="$KUNITCONFIG" \
+' kunit "$TREE" --kunitconfig="$KUNITCONFIG" \
 	--build_dir="$BUILD" --jobs=2 --timeout="$TIMEOUT" \
 	--make_options="CC=$KCC" --make_options="HOSTCC=$KCC" \
-	--raw_output=all "$@" >"$out" 2>&1
+	--raw_output=all "${EXTRA[@]}" "$@" >"$out" 2>&1
 status=$?
 set -e
 
@@ -171,7 +193,7 @@ if [ -n "$debug" ]; then
 		log "debug facilities reported problems (see above)"
 		status=1
 	fi
-	grep -q 'ib_cm kunit: kmemleak scan done' "$out" ||
+	grep -q '^ib_cm kunit: kmemleak scan done' "$out" ||
 		{ log "the kmemleak scan did not run"; status=1; }
 fi
 exit "$status"
