@@ -17,13 +17,12 @@
  *   ib_cm_api_misuse   API calls in the wrong state or with bad arguments
  *   ib_cm_qp_attr      QP attributes for INIT, RTR and RTS
  *   ib_cm_hostile      received MADs the CM must drop or classify
- *   ib_cm_kmemleak     (debug kernels) a kmemleak scan after the suites
+ *
+ * Under debug.kunitconfig the harness scans for leaks after the suites
+ * (kmemleak-init.sh).
  */
 
 #include <kunit/test.h>
-#include <linux/delay.h>
-#include <linux/fs.h>
-#include <linux/mount.h>
 #include <linux/prandom.h>
 #include <linux/random.h>
 
@@ -2344,75 +2343,7 @@ static struct kunit_suite cm_kunit_hostile_suite = {
 	.test_cases = cm_kunit_hostile_cases,
 };
 
-/* ---------------------------------------------------------------------
- * kmemleak, on debug kernels: scan once the suites above are done
- */
-
-#if IS_ENABLED(CONFIG_DEBUG_KMEMLEAK)
-static struct file *cm_kunit_kmemleak_open(struct vfsmount *mnt, int flags)
-{
-	return file_open_root_mnt(mnt, "kmemleak", flags, 0);
-}
-
-static void kmemleak_reports_nothing_after_the_suites(struct kunit *test)
-{
-	struct file_system_type *fs = get_fs_type("debugfs");
-	struct vfsmount *mnt;
-	struct file *f;
-	loff_t pos = 0;
-	char *report;
-	ssize_t n;
-
-	KUNIT_ASSERT_NOT_NULL(test, fs);
-	mnt = kern_mount(fs);
-	put_filesystem(fs);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(mnt));
-	report = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, report);
-
-	/* Let freed ids go, and let leaks age past kmemleak's 5 s minimum. */
-	rcu_barrier();
-	flush_workqueue(cm.wq);
-	ssleep(6);
-
-	f = cm_kunit_kmemleak_open(mnt, O_WRONLY);
-	if (!IS_ERR(f)) {
-		n = kernel_write(f, "scan", 4, &pos);
-		KUNIT_EXPECT_EQ(test, n, 4);
-		fput(f);
-	}
-	KUNIT_EXPECT_FALSE(test, IS_ERR(f));
-	f = cm_kunit_kmemleak_open(mnt, O_RDONLY);
-	if (!IS_ERR(f)) {
-		pos = 0;
-		n = kernel_read(f, report, PAGE_SIZE - 1, &pos);
-		fput(f);
-		if (n > 0) {
-			report[n] = 0;
-			KUNIT_FAIL(test, "kmemleak:\n%s", report);
-		}
-	}
-	kern_unmount(mnt);
-	pr_info("ib_cm kunit: kmemleak scan done\n");
-}
-
-static struct kunit_case cm_kunit_kmemleak_cases[] = {
-	KUNIT_CASE_SLOW(kmemleak_reports_nothing_after_the_suites),
-	{}
-};
-
-static struct kunit_suite cm_kunit_kmemleak_suite = {
-	.name = "ib_cm_kmemleak",
-	.test_cases = cm_kunit_kmemleak_cases,
-};
-
-#endif
-
 kunit_test_suites(&cm_kunit_wire_suite, &cm_kunit_arith_suite,
 		  &cm_kunit_listen_suite, &cm_kunit_misuse_suite,
 		  &cm_kunit_qp_suite, &cm_kunit_hostile_suite);
 
-#if IS_ENABLED(CONFIG_DEBUG_KMEMLEAK)
-/* After the others: they run in the order they are declared. */
-kunit_test_suites(&cm_kunit_kmemleak_suite);
-#endif
