@@ -22,6 +22,8 @@ exec >"$out/guest.log" 2>&1
 kver=$(uname -r)
 mods=/lib/modules/$kver
 n=0
+# A test's own clients time out after 120s; a whole test after this.
+test_timeout=300
 
 tap() { echo "$*" >>"$out/results.tap"; }
 
@@ -100,9 +102,18 @@ run_test() {
 	n=$((n + 1))
 	echo "test $name: start $(date +%T)"
 	start=$(date +%s)
-	IBCM_MODE=$mode timeout 900 "$t" >"$out/tests/$name.log" 2>&1
+	IBCM_MODE=$mode timeout "$test_timeout" "$t" >"$out/tests/$name.log" 2>&1
 	rc=$?
 	echo "test $name: rc $rc after $(($(date +%s) - start))s"
+	if [ $rc = 124 ]; then
+		# Something hung: log the blocked tasks' stacks for the record.
+		echo w >/proc/sysrq-trigger
+		sleep 1
+		{
+			echo "# timed out after ${test_timeout}s; blocked tasks:"
+			dmesg | tail -n 200 | sed 's/^/# /'
+		} >>"$out/tests/$name.log"
+	fi
 	case $rc in
 	0) line="ok $n - $name" ;;
 	2) line="not ok $n - $name # TODO known stock failure:$(grep -o '# TODO known stock failure:.*' "$out/tests/$name.log" | sort -u | cut -d: -f2- | tr '\n' ' ')" ;;

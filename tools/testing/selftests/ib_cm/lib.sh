@@ -232,6 +232,32 @@ reap() {
 	return $rc
 }
 
+# finished PID SECS: wait up to SECS seconds for PID to go away.
+finished() {
+	local i
+	for ((i = 0; i < $2 * 5; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 0.2
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
+# settle NAME SECS: like reap, but give up after SECS seconds when the
+# process hangs in the kernel; its kernel stack goes into the log.
+settle() {
+	local pid p
+	pid=$(cat "$T/$1.pid")
+	if ! finished "$pid" "$2"; then
+		log "$1 still running after $2s; kernel stacks:"
+		for p in $pid $(pgrep -P "$pid"); do
+			sed "s/^/# [$p] /" "/proc/$p/stack" 2>/dev/null
+		done
+		hung="$hung $1"
+		return 124
+	fi
+	reap "$1"
+}
+
 # wait_listen PORT [NS]: wait until an rdma_cm id listens on PORT.
 wait_listen() {
 	local ns=${2:-}
@@ -291,20 +317,30 @@ netem() {
 	tc qdisc replace dev veth0 root netem "$@"
 }
 
+# A process stuck in the kernel cannot be killed; cleanup must not wait
+# for it nor repeat what got it stuck.
+hung=''
+
 cleanup() {
-	local f
+	local f pid left=''
 	[ -d "$T" ] || return 0
 	log "cleaning up"
 	for f in "$T"/*.pid; do
-		[ -e "$f" ] && kill "$(cat "$f")" 2>/dev/null
+		[ -e "$f" ] || continue
+		pid=$(cat "$f")
+		kill "$pid" 2>/dev/null
+		finished "$pid" 5 || left="$left $pid"
 	done
-	wait 2>/dev/null
-	rdma link delete rxe0 2>/dev/null
-	ip netns exec "$NS" rdma link delete rxe1 2>/dev/null
-	ip link delete veth0 2>/dev/null
-	ip netns delete "$NS" 2>/dev/null
+	if [ -n "$left$hung" ]; then
+		log "left stuck:$left$hung; not removing the devices"
+	else
+		rdma link delete rxe0 2>/dev/null
+		ip netns exec "$NS" rdma link delete rxe1 2>/dev/null
+		ip link delete veth0 2>/dev/null
+		ip netns delete "$NS" 2>/dev/null
+	fi
 	log "cleaned up"
-	echo 0 >"$TRACE/events/rdma_cma/cm_event_handler/enable" 2>/dev/null
+	echo 0 2>/dev/null >"$TRACE/events/rdma_cma/cm_event_handler/enable"
 	rm -rf "$T"
 	return 0
 }
