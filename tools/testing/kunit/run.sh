@@ -42,7 +42,7 @@ if [ -n "$debug" ]; then
 	TIMEOUT=1800
 	# After the suites the kernel runs kmemleak-init.sh from a built-in
 	# initramfs (busybox from the sid root), which scans for leaks.
-	EXTRA=(--qemu_config="$KUNIT_DIR/qemu_x86_64_kmemleak.py"
+	EXTRA=(--qemu_config="$CACHE/qemu_x86_64_kmemleak.py"
 	       --kconfig_add="CONFIG_INITRAMFS_SOURCE=\"$CACHE/kmemleak.list\"")
 else
 	KUNITCONFIG=$KUNIT_DIR/ib_cm.kunitconfig
@@ -132,8 +132,11 @@ unpack_tree
 lay_over
 mkdir -p "$BUILD"
 if [ -n "$debug" ]; then
-	cp "$KUNIT_DIR/kmemleak-init.sh" "$CACHE/kmemleak-init.sh"
-	cat >"$CACHE/kmemleak.list" <<-EOF
+	# Copies, so that Python's byte code lands in the cache.
+	# Time stamps kept, so that the initramfs is rebuilt only on change.
+	cp -p "$KUNIT_DIR/kmemleak-init.sh" "$KUNIT_DIR/qemu_x86_64_kmemleak.py" \
+		"$CACHE/"
+	cat >"$CACHE/kmemleak.list.new" <<-EOF
 	dir /dev 0755 0 0
 	nod /dev/console 0600 0 0 c 5 1
 	dir /bin 0755 0 0
@@ -142,6 +145,11 @@ if [ -n "$debug" ]; then
 	dir /sys 0755 0 0
 	dir /proc 0755 0 0
 	EOF
+	if cmp -s "$CACHE/kmemleak.list.new" "$CACHE/kmemleak.list"; then
+		rm "$CACHE/kmemleak.list.new"
+	else
+		mv "$CACHE/kmemleak.list.new" "$CACHE/kmemleak.list"
+	fi
 fi
 
 # Run a command in the sid root with the cache bound at the same path.
