@@ -11,6 +11,10 @@
 #   sparse:      C=2, any warning fails
 #   checkpatch:  --strict over cm.c, cm_msgs.h, cm_trace.h, include/rdma/ib_cm.h
 #   abi:         tools/testing/abi/check.sh, when it exists
+#   man:         tools/testing/man/check.sh (kernel-doc, man pages, the
+#                design document's transition tables against cm.c)
+#   kunit:       tools/testing/kunit/run.sh (the KUnit suites; the debug
+#                configuration is "make kunit KUNIT_DEBUG=1", not run here)
 #   vm ours:     the VM suite on our module, one line per test
 #   vm stock:    the same suite on the stock module (the baseline); its
 #                known failures are "not ok ... # TODO" and count as passed
@@ -101,6 +105,10 @@ if step root "sid root" "$here/vm/mkroot.sh"; then
 	else
 		echo "# abi: no tools/testing/abi/check.sh yet"
 	fi
+	step man "kernel-doc, man pages, design document" \
+		"$src/tools/testing/man/check.sh"
+	step kunit "KUnit suites (kernel built from linux-source-7.2)" \
+		"$src/tools/testing/kunit/run.sh"
 	vm ours
 	vm stock
 fi
