@@ -3356,6 +3356,14 @@ static void cm_destroy(struct cm_id_priv *p, int err)
 	case IB_CM_IDLE:
 		break;
 	}
+	/*
+	 * Nothing more is sent along the id's own paths (late duplicates are
+	 * answered from the received MAD), so let go of the address vectors
+	 * now: an id may sit in timewait after this, and its GID attributes
+	 * must not outlive a device that is being removed meanwhile.
+	 */
+	cm_av_release(&p->av);
+	cm_av_release(&p->alt_av);
 	spin_unlock_irq(&p->lock);
 
 	/* No callback starts now; wait for one that is running. */
