@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+// SPDX-License-Identifier: GPL-2.0
 /*
  * ib_cm - the InfiniBand Communication Manager.
  *
@@ -83,7 +83,7 @@
 
 MODULE_AUTHOR("The ib_cm project");
 MODULE_DESCRIPTION("InfiniBand Communication Manager");
-MODULE_LICENSE("Dual BSD/GPL");
+MODULE_LICENSE("GPL");
 
 /* Service timeout we put in every MRA we send (about 69 seconds). */
 #define CM_MRA_SERVICE_TIMEOUT_VALUE	24

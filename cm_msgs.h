@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Wire format of the InfiniBand Communication Management messages
  * (IBTA Vol 1, chapter 12, class version 2).

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Tracepoints of the InfiniBand Communication Manager.
  *

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Functions ib_core exports for its clients but declares only in its
  * private core_priv.h, which the kernel headers package does not ship.
