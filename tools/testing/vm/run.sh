@@ -82,7 +82,7 @@ echo "# booting Linux $IBCM_KVER ($mode ib_cm), results in $out"
 # outlive the run if it is interrupted.
 tail -n +1 -F "$out/results.tap" 2>/dev/null 9>&- &
 tailer=$!
-trap 'kill "$tailer" 2>/dev/null' EXIT
+trap 'kill "$tailer" 2>/dev/null || true' EXIT
 # vng writes the console through /proc/self/fd/1; a pipe keeps it whole.
 # KVM here cannot run a stock kernel (ENVIRONMENT.md); inroot.sh hides
 # /dev/kvm and --disable-kvm makes QEMU use TCG.
