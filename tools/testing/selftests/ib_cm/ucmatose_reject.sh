@@ -30,10 +30,15 @@ check "no REJECTED with another reason" \
 show_counters rxe0
 show_counters rxe1
 req=$(delta rxe1 cm_rx_msgs req)
+rej=$(delta rxe1 cm_tx_msgs rej)
 expect rxe1 cm_tx_msgs rep -eq 10
-expect rxe1 cm_tx_msgs rej -eq $((req - 10))
+# Every request beyond the ten is rejected.  A server that exits while a
+# connection it answered is not yet established rejects that one too
+# (seen once on the stock module: 13 REQ, 10 REP, 4 REJ, 9 ESTABLISHED).
+expect rxe1 cm_tx_msgs rej -ge $((req - 10))
+expect rxe1 cm_tx_msgs rej -le "$req"
 expect rxe1 cm_tx_msgs rej -ge 1
 expect rxe0 cm_tx_msgs req -eq "$req"
-expect rxe0 cm_rx_msgs rej -eq $((req - 10))
+expect rxe0 cm_rx_msgs rej -eq "$rej"
 expect rxe1 cm_tx_retries rej -eq 0
 finish
