@@ -24,8 +24,10 @@ check "ucmatose server ends ($rc), without timing out" test $rc -ne 124
 cma_events | sort | uniq -c | sed 's/^/# rdma_cm events: /'
 check "rdma_cm reported REJECTED with reason 28" \
 	test "$(cma_events | grep -c '^REJECTED (8/28)')" -ge 1
-check "no REJECTED with another reason" \
-	test "$(cma_events | grep '^REJECTED' | grep -vc '(8/28)')" -eq 0
+# Reason 8 (no listener) may follow once the server has exited with the
+# client's later requests still in flight (seen on the stock module).
+check "no REJECTED with a reason other than 28 or 8" \
+	test "$(cma_events | grep '^REJECTED' | grep -v '(8/28)' | grep -vc '(8/8)')" -eq 0
 
 show_counters rxe0
 show_counters rxe1
