@@ -425,8 +425,8 @@ static void cm_av_move(struct cm_av *dst, struct cm_av *src)
 }
 
 /* The CM port a path starts from: the GID attribute's, or the SGID's. */
-static struct cm_port *cm_port_of_path(struct sa_path_rec *path,
-				       const struct ib_gid_attr *sgid_attr)
+static struct cm_port *cm_ib_port_of_path(struct sa_path_rec *path,
+					  const struct ib_gid_attr *sgid_attr)
 {
 	const struct ib_gid_attr *found = NULL;
 	struct cm_port *port = NULL;
@@ -458,6 +458,132 @@ static struct cm_port *cm_port_of_path(struct sa_path_rec *path,
 	return port;
 }
 
+/* The address and P_Key index for sending along @path from @port. */
+static int cm_ib_ah_from_path(struct cm_port *port, struct sa_path_rec *path,
+			      const struct ib_gid_attr *sgid_attr,
+			      struct rdma_ah_attr *ah_attr, u16 *pkey_index)
+{
+	int ret;
+
+	ret = ib_find_cached_pkey(port->cm_dev->ib_device, port->port_num,
+				  be16_to_cpu(path->pkey), pkey_index);
+	if (ret)
+		return ret;
+	return ib_init_ah_attr_from_path(port->cm_dev->ib_device,
+					 port->port_num, path, ah_attr,
+					 sgid_attr);
+}
+
+/* The address of the sender of a received MAD. */
+static int cm_ib_ah_from_wc(struct cm_port *port,
+			    struct ib_mad_recv_wc *recv_wc,
+			    struct rdma_ah_attr *ah_attr)
+{
+	return ib_init_ah_attr_from_wc(port->cm_dev->ib_device, port->port_num,
+				       recv_wc->wc, recv_wc->recv_buf.grh,
+				       ah_attr);
+}
+
+/* The P_Key at @pkey_index of @port, 0 if there is none. */
+static u16 cm_ib_pkey(struct cm_port *port, u16 pkey_index)
+{
+	u16 pkey = 0;
+
+	ib_get_cached_pkey(port->cm_dev->ib_device, port->port_num,
+			   pkey_index, &pkey);
+	return pkey;
+}
+
+/* A send buffer on @agent for one CM MAD to @remote_qpn via @ah_attr. */
+static struct ib_mad_send_buf *
+cm_ib_create_msg(struct ib_mad_agent *agent, u32 remote_qpn, u16 pkey_index,
+		 struct rdma_ah_attr *ah_attr)
+{
+	struct ib_mad_send_buf *msg;
+	struct ib_ah *ah;
+
+	ah = rdma_create_ah(agent->qp->pd, ah_attr, 0);
+	if (IS_ERR(ah))
+		return ERR_CAST(ah);
+	msg = ib_create_send_mad(agent, remote_qpn, pkey_index, 0,
+				 IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA,
+				 GFP_ATOMIC, IB_MGMT_BASE_VERSION);
+	if (IS_ERR(msg)) {
+		rdma_destroy_ah(ah, 0);
+		return msg;
+	}
+	msg->ah = ah;
+	return msg;
+}
+
+static void cm_ib_free_msg(struct ib_mad_send_buf *msg)
+{
+	if (msg->ah)
+		rdma_destroy_ah(msg->ah, 0);
+	ib_free_send_mad(msg);
+}
+
+static int cm_ib_post(struct ib_mad_send_buf *msg)
+{
+	return ib_post_send_mad(msg, NULL);
+}
+
+/**
+ * struct cm_transport - what the CM needs from the MAD layer and ib_core
+ * @port_of_path: the CM port a path starts from, or NULL
+ * @ah_from_path: address attributes and P_Key index for a path
+ * @ah_from_wc: address attributes that answer a received MAD
+ * @pkey: the P_Key at an index of a port (0 if none)
+ * @create_msg: a send buffer with its address handle
+ * @free_msg: releases what @create_msg made
+ * @post: hands a send buffer to the MAD layer
+ * @cancel: stops the retries of a posted buffer (it still completes)
+ * @modify: gives a posted buffer a new response timeout
+ * @free_recv: returns a received MAD to the MAD layer
+ *
+ * The module always uses cm_ib_transport, through calls the compiler
+ * makes direct.  The KUnit suites (built with IB_CM_KUNIT) substitute a
+ * transport of their own, so that every send, completion, timeout and
+ * received message is under their control.
+ */
+struct cm_transport {
+	struct cm_port *(*port_of_path)(struct sa_path_rec *path,
+					const struct ib_gid_attr *sgid_attr);
+	int (*ah_from_path)(struct cm_port *port, struct sa_path_rec *path,
+			    const struct ib_gid_attr *sgid_attr,
+			    struct rdma_ah_attr *ah_attr, u16 *pkey_index);
+	int (*ah_from_wc)(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
+			  struct rdma_ah_attr *ah_attr);
+	u16 (*pkey)(struct cm_port *port, u16 pkey_index);
+	struct ib_mad_send_buf *(*create_msg)(struct ib_mad_agent *agent,
+					      u32 remote_qpn, u16 pkey_index,
+					      struct rdma_ah_attr *ah_attr);
+	void (*free_msg)(struct ib_mad_send_buf *msg);
+	int (*post)(struct ib_mad_send_buf *msg);
+	void (*cancel)(struct ib_mad_send_buf *msg);
+	int (*modify)(struct ib_mad_send_buf *msg, u32 timeout_ms);
+	void (*free_recv)(struct ib_mad_recv_wc *recv_wc);
+};
+
+static const struct cm_transport cm_ib_transport = {
+	.port_of_path = cm_ib_port_of_path,
+	.ah_from_path = cm_ib_ah_from_path,
+	.ah_from_wc = cm_ib_ah_from_wc,
+	.pkey = cm_ib_pkey,
+	.create_msg = cm_ib_create_msg,
+	.free_msg = cm_ib_free_msg,
+	.post = cm_ib_post,
+	.cancel = ib_cancel_mad,
+	.modify = ib_modify_mad,
+	.free_recv = ib_free_recv_mad,
+};
+
+#ifdef IB_CM_KUNIT
+static const struct cm_transport *cm_tp = &cm_ib_transport;
+#else
+#define cm_tp (&cm_ib_transport)
+#endif
+
 /*
  * Fill @av for sending along @path.  May sleep (RoCE route resolution),
  * so it is called without locks and the result is moved into the id.
@@ -465,21 +591,15 @@ static struct cm_port *cm_port_of_path(struct sa_path_rec *path,
 static int cm_av_from_path(struct cm_av *av, struct sa_path_rec *path,
 			   const struct ib_gid_attr *sgid_attr)
 {
-	struct rdma_ah_attr ah_attr;
+	struct rdma_ah_attr ah_attr = {};
 	struct cm_port *port;
 	u16 pkey_index;
 	int ret;
 
-	port = cm_port_of_path(path, sgid_attr);
+	port = cm_tp->port_of_path(path, sgid_attr);
 	if (!port)
 		return -EINVAL;
-	ret = ib_find_cached_pkey(port->cm_dev->ib_device, port->port_num,
-				  be16_to_cpu(path->pkey), &pkey_index);
-	if (ret)
-		return ret;
-	ret = ib_init_ah_attr_from_path(port->cm_dev->ib_device,
-					port->port_num, path, &ah_attr,
-					sgid_attr);
+	ret = cm_tp->ah_from_path(port, path, sgid_attr, &ah_attr, &pkey_index);
 	if (ret)
 		return ret;
 	cm_av_set_port(av, port);
@@ -493,12 +613,10 @@ static int cm_av_from_path(struct cm_av *av, struct sa_path_rec *path,
 static int cm_av_from_wc(struct cm_av *av, struct cm_port *port,
 			 struct ib_mad_recv_wc *recv_wc)
 {
-	struct rdma_ah_attr ah_attr;
+	struct rdma_ah_attr ah_attr = {};
 	int ret;
 
-	ret = ib_init_ah_attr_from_wc(port->cm_dev->ib_device, port->port_num,
-				      recv_wc->wc, recv_wc->recv_buf.grh,
-				      &ah_attr);
+	ret = cm_tp->ah_from_wc(port, recv_wc, &ah_attr);
 	if (ret)
 		return ret;
 	cm_av_set_port(av, port);
@@ -895,9 +1013,7 @@ static __be64 cm_new_tid(void)
 
 static void cm_free_msg(struct ib_mad_send_buf *msg)
 {
-	if (msg->ah)
-		rdma_destroy_ah(msg->ah, 0);
-	ib_free_send_mad(msg);
+	cm_tp->free_msg(msg);
 }
 
 /*
@@ -909,7 +1025,6 @@ static struct ib_mad_send_buf *cm_alloc_msg(struct cm_id_priv *p, bool rep)
 	struct cm_port *port = p->av.port;
 	struct ib_mad_send_buf *msg;
 	struct ib_mad_agent *agent;
-	struct ib_ah *ah;
 
 	lockdep_assert_held(&p->lock);
 	if (!port)
@@ -921,19 +1036,10 @@ static struct ib_mad_send_buf *cm_alloc_msg(struct cm_id_priv *p, bool rep)
 		msg = ERR_PTR(-ENODEV);
 		goto out;
 	}
-	ah = rdma_create_ah(agent->qp->pd, &p->av.ah_attr, 0);
-	if (IS_ERR(ah)) {
-		msg = ERR_CAST(ah);
+	msg = cm_tp->create_msg(agent, p->id.remote_cm_qpn, p->av.pkey_index,
+				&p->av.ah_attr);
+	if (IS_ERR(msg))
 		goto out;
-	}
-	msg = ib_create_send_mad(agent, p->id.remote_cm_qpn, p->av.pkey_index,
-				 0, IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA,
-				 GFP_ATOMIC, IB_MGMT_BASE_VERSION);
-	if (IS_ERR(msg)) {
-		rdma_destroy_ah(ah, 0);
-		goto out;
-	}
-	msg->ah = ah;
 	msg->context[0] = NULL;
 	msg->context[1] = NULL;
 	if (!p->tid)
@@ -946,7 +1052,7 @@ out:
 /* Post a message that is not retried and whose completion needs no id. */
 static int cm_post_oneshot(struct ib_mad_send_buf *msg)
 {
-	int ret = ib_post_send_mad(msg, NULL);
+	int ret = cm_tp->post(msg);
 
 	if (ret)
 		cm_free_msg(msg);
@@ -968,7 +1074,7 @@ static int cm_post_tracked(struct cm_id_priv *p, struct ib_mad_send_buf *msg,
 	msg->timeout_ms = p->timeout_ms;
 	msg->retries = p->max_cm_retries;
 	cm_get_id(p);
-	ret = ib_post_send_mad(msg, NULL);
+	ret = cm_tp->post(msg);
 	if (ret) {
 		cm_put_id(p);
 		cm_free_msg(msg);
@@ -983,7 +1089,7 @@ static void cm_cancel_msg(struct cm_id_priv *p)
 {
 	lockdep_assert_held(&p->lock);
 	if (p->msg) {
-		ib_cancel_mad(p->msg);
+		cm_tp->cancel(p->msg);
 		p->msg = NULL;
 	}
 }
@@ -995,15 +1101,12 @@ static void cm_cancel_msg(struct cm_id_priv *p)
 static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 						 struct ib_mad_recv_wc *recv_wc)
 {
-	struct rdma_ah_attr ah_attr;
+	struct rdma_ah_attr ah_attr = {};
 	struct ib_mad_send_buf *msg;
 	struct ib_mad_agent *agent;
-	struct ib_ah *ah;
 	int ret;
 
-	ret = ib_init_ah_attr_from_wc(port->cm_dev->ib_device, port->port_num,
-				      recv_wc->wc, recv_wc->recv_buf.grh,
-				      &ah_attr);
+	ret = cm_tp->ah_from_wc(port, recv_wc, &ah_attr);
 	if (ret)
 		return ERR_PTR(ret);
 
@@ -1013,19 +1116,9 @@ static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 		msg = ERR_PTR(-ENODEV);
 		goto out;
 	}
-	ah = rdma_create_ah(agent->qp->pd, &ah_attr, 0);
-	if (IS_ERR(ah)) {
-		msg = ERR_CAST(ah);
+	msg = cm_tp->create_msg(agent, 1, recv_wc->wc->pkey_index, &ah_attr);
+	if (IS_ERR(msg))
 		goto out;
-	}
-	msg = ib_create_send_mad(agent, 1, recv_wc->wc->pkey_index, 0,
-				 IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA,
-				 GFP_ATOMIC, IB_MGMT_BASE_VERSION);
-	if (IS_ERR(msg)) {
-		rdma_destroy_ah(ah, 0);
-		goto out;
-	}
-	msg->ah = ah;
 	msg->context[0] = NULL;
 	msg->context[1] = NULL;
 out:
@@ -1543,11 +1636,7 @@ static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p)
 
 static u16 cm_bth_pkey(struct cm_work *work)
 {
-	u16 pkey = 0;
-
-	ib_get_cached_pkey(work->port->cm_dev->ib_device, work->port->port_num,
-			   work->recv_wc->wc->pkey_index, &pkey);
-	return pkey;
+	return cm_tp->pkey(work->port, work->recv_wc->wc->pkey_index);
 }
 
 static void cm_format_req_event(struct cm_work *work, struct cm_id_priv *p,
@@ -1898,20 +1987,20 @@ static void cm_recv_mra(struct cm_work *work)
 	switch (p->id.state) {
 	case IB_CM_REQ_SENT:
 		if (mraed != CM_MSG_RESPONSE_REQ || !p->msg ||
-		    ib_modify_mad(p->msg, timeout))
+		    cm_tp->modify(p->msg, timeout))
 			goto drop;
 		p->id.state = IB_CM_MRA_REQ_RCVD;
 		break;
 	case IB_CM_REP_SENT:
 		if (mraed != CM_MSG_RESPONSE_REP || !p->msg ||
-		    ib_modify_mad(p->msg, timeout))
+		    cm_tp->modify(p->msg, timeout))
 			goto drop;
 		p->id.state = IB_CM_MRA_REP_RCVD;
 		break;
 	case IB_CM_ESTABLISHED:
 		if (mraed != CM_MSG_RESPONSE_OTHER ||
 		    p->id.lap_state != IB_CM_LAP_SENT || !p->msg ||
-		    ib_modify_mad(p->msg, timeout)) {
+		    cm_tp->modify(p->msg, timeout)) {
 			if (p->id.lap_state == IB_CM_MRA_LAP_RCVD)
 				goto dup;
 			goto drop;
@@ -2469,7 +2558,7 @@ static void (*const cm_recv_fn[CM_ATTR_COUNT])(struct cm_work *work) = {
 static void cm_process_recv(struct cm_work *work)
 {
 	cm_recv_fn[cm_attr_index(cm_recv_mad(work)->hdr.attr_id)](work);
-	ib_free_recv_mad(work->recv_wc);
+	cm_tp->free_recv(work->recv_wc);
 }
 
 static void cm_work_handler(struct work_struct *_work)
@@ -2578,7 +2667,7 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 	return;
 
 free:
-	ib_free_recv_mad(recv_wc);
+	cm_tp->free_recv(recv_wc);
 }
 
 /* ---------------------------------------------------------------------
