@@ -4,11 +4,13 @@
  *
  * This file is compiled as part of cm.c (see the end of that file) when
  * tools/testing/kunit/run.sh lays it next to cm.c in a kernel tree, so the
- * suites reach cm.c's static functions and data directly.  None of them
- * needs an RDMA device or a MAD transport: ids are created on a zeroed
- * struct ib_device that only serves as a key, and ids whose state a test
- * set by hand are put back to IDLE, without ports, before they are
- * destroyed, so that the destroy path never tries to send.
+ * suites reach cm.c's static functions and data directly.  The suites in
+ * this file need no RDMA device or MAD transport: ids are created on a
+ * zeroed struct ib_device that only serves as a key, and ids whose state a
+ * test set by hand are put back to IDLE, without ports, before they are
+ * destroyed, so that the destroy path never tries to send.  The protocol
+ * suites in cm_kunit_proto.c (included below) run the real state machine
+ * over a fake MAD transport instead.
  *
  * Suites, one per concern:
  *   ib_cm_wire         field descriptions and accessors of cm_msgs.h
@@ -17,6 +19,8 @@
  *   ib_cm_api_misuse   API calls in the wrong state or with bad arguments
  *   ib_cm_qp_attr      QP attributes for INIT, RTR and RTS
  *   ib_cm_hostile      received MADs the CM must drop or classify
+ *   ib_cm_active, ib_cm_passive, ib_cm_sidr_lap, ib_cm_duplicates,
+ *   ib_cm_contract, ib_cm_states (cm_kunit_proto.c)
  *
  * Under debug.kunitconfig the harness scans for leaks after the suites
  * (kmemleak-init.sh).
@@ -2343,7 +2347,11 @@ static struct kunit_suite cm_kunit_hostile_suite = {
 	.test_cases = cm_kunit_hostile_cases,
 };
 
+#include "cm_kunit_proto.c"
+
 kunit_test_suites(&cm_kunit_wire_suite, &cm_kunit_arith_suite,
 		  &cm_kunit_listen_suite, &cm_kunit_misuse_suite,
-		  &cm_kunit_qp_suite, &cm_kunit_hostile_suite);
+		  &cm_kunit_qp_suite, &cm_kunit_hostile_suite,
+		  &fk_active_suite, &fk_passive_suite, &fk_sidr_lap_suite,
+		  &fk_dup_suite, &fk_contract_suite, &fk_state_suite);
 

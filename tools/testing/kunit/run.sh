@@ -60,6 +60,7 @@ OVERLAY=(
 	"include/rdma/ib_cm.h:include/rdma/ib_cm.h"
 	"include/ib_core_client.h:drivers/infiniband/core/include/ib_core_client.h"
 	"tools/testing/kunit/cm_kunit.c:drivers/infiniband/core/cm_kunit.c"
+	"tools/testing/kunit/cm_kunit_proto.c:drivers/infiniband/core/cm_kunit_proto.c"
 )
 
 log() { echo "kunit: $*" >&2; }

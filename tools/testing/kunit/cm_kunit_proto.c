@@ -1,0 +1,2558 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suites for ib_cm's protocol engine, driven through a fake MAD
+ * transport.  Included by cm_kunit.c, so cm.c's statics are in reach.
+ *
+ * The fake stands where the MAD layer and ib_core stand (struct
+ * cm_transport in cm.c): sends are recorded instead of posted, and stay
+ * outstanding until a test completes them (successfully, cancelled, or
+ * with a response timeout); received MADs are handed to cm_recv_handler()
+ * as the MAD layer would; cm.wq is flushed after every step, so each test
+ * runs the protocol one deterministic step at a time.  Timewait, which
+ * lasts seconds with the paths used here, is ended on demand.
+ *
+ * The port belongs to a fake device: a zeroed struct ib_device with one
+ * InfiniBand port, a cm_device that is not on cm.devices, and MAD agents
+ * that only carry the port as their context.
+ *
+ * Suites:
+ *   ib_cm_active      the active side: REQ, MRA, REP, RTU, REJ, DREQ/DREP
+ *   ib_cm_passive     the passive side: listeners, REQ, MRA, REP, RTU
+ *   ib_cm_sidr_lap    SIDR on both sides; LAP and APR received
+ *   ib_cm_duplicates  duplicate and stale messages, REJ TIMEOUT and ARI
+ *   ib_cm_contract    the handler contract
+ *   ib_cm_states      destroy and time out in every state
+ */
+
+#define FK_SENT_MAX	48
+#define FK_EVENTS_MAX	32
+#define FK_KEEP		16	/* bytes of private data and ARI kept */
+
+#define FK_PEER_ID	0x5eed0001U	/* the peer's comm ID */
+#define FK_PEER_QPN	0x000123U
+#define FK_PEER_GUID	0x0002c90300abcdefULL
+#define FK_OUR_GUID	0x0002c90300001234ULL
+#define FK_OUR_QPN	0x000456U
+#define FK_SID		0x10000000000abcdeULL
+#define FK_PEER_LID	0x0011
+#define FK_LIFE		18	/* packet lifetime: timewait lasts ~2 s */
+
+struct fk_sent {
+	u16 attr;		/* attribute ID, host order */
+	bool tracked;		/* the id's outstanding (retried) message */
+	bool rep_agent;		/* posted on the REP agent */
+	bool resent;		/* an answer resent for a duplicate */
+	struct cm_mad mad;
+};
+
+struct fk_event {
+	struct ib_cm_id *id;
+	void *context;
+	enum ib_cm_event_type type;
+	struct ib_cm_id *listen_id;	/* REQ and SIDR_REQ */
+	int reason;			/* REJ */
+	u8 ari_length;
+	u8 ari[FK_KEEP];
+	u8 pdata[FK_KEEP];
+	int status;			/* send_status, SIDR_REP status */
+	u32 qpn;			/* REQ: remote QPN; SIDR_REP: QPN */
+	int state;			/* the id's state during the call */
+};
+
+struct fk_msg {
+	struct ib_mad_send_buf buf;
+	struct list_head node;
+	bool cancelled;
+	u32 timeout_ms;
+	struct cm_mad mad;
+};
+
+struct fk_rx {
+	struct ib_mad_recv_wc wc;
+	struct ib_wc ib_wc;
+	struct ib_mad mad;
+};
+
+struct fk {
+	struct kunit *test;
+	struct ib_device *dev;
+	struct ib_port_data port_data[2];
+	struct cm_device *cm_dev;
+	struct cm_port *port;
+	struct ib_mad_agent agent;
+	struct ib_mad_agent rep_agent;
+
+	spinlock_t lock;		/* posted, sent, events */
+	struct list_head posted;	/* not yet completed */
+	unsigned int nsent;
+	struct fk_sent sent[FK_SENT_MAX];
+	unsigned int nevents;
+	struct fk_event events[FK_EVENTS_MAX];
+	unsigned int rx_freed;
+
+	/* How the handler behaves. */
+	int ret_for[IB_CM_SIDR_REP_RECEIVED + 1];
+	bool swap_on_req;
+	bool destroy_self;
+
+	/* Ids the test owns and destroys at the end, unless already gone. */
+	struct ib_cm_id *owned[FK_EVENTS_MAX];
+	unsigned int nowned;
+};
+
+static struct fk *fk_cur;
+
+/* ---- the transport ---- */
+
+static struct cm_port *fk_port_of_path(struct sa_path_rec *path,
+				       const struct ib_gid_attr *sgid_attr)
+{
+	return fk_cur->port;
+}
+
+static int fk_ah_from_path(struct cm_port *port, struct sa_path_rec *path,
+			   const struct ib_gid_attr *sgid_attr,
+			   struct rdma_ah_attr *ah_attr, u16 *pkey_index)
+{
+	ah_attr->type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(ah_attr, be16_to_cpu(path->ib.dlid));
+	rdma_ah_set_port_num(ah_attr, port->port_num);
+	*pkey_index = 0;
+	return 0;
+}
+
+static int fk_ah_from_wc(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
+			 struct rdma_ah_attr *ah_attr)
+{
+	ah_attr->type = RDMA_AH_ATTR_TYPE_IB;
+	rdma_ah_set_dlid(ah_attr, recv_wc->wc->slid);
+	rdma_ah_set_port_num(ah_attr, port->port_num);
+	return 0;
+}
+
+static u16 fk_pkey(struct cm_port *port, u16 pkey_index)
+{
+	return 0xffff;
+}
+
+static struct ib_mad_send_buf *fk_create_msg(struct ib_mad_agent *agent,
+					     u32 remote_qpn, u16 pkey_index,
+					     struct rdma_ah_attr *ah_attr)
+{
+	struct fk_msg *m = kzalloc_obj(*m, GFP_ATOMIC);
+
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&m->node);
+	m->buf.mad = &m->mad;
+	m->buf.mad_agent = agent;
+	m->buf.hdr_len = IB_MGMT_MAD_HDR;
+	m->buf.data_len = IB_MGMT_MAD_DATA;
+	return &m->buf;
+}
+
+static void fk_free_msg(struct ib_mad_send_buf *msg)
+{
+	kfree(container_of(msg, struct fk_msg, buf));
+}
+
+static int fk_post(struct ib_mad_send_buf *msg)
+{
+	struct fk_msg *m = container_of(msg, struct fk_msg, buf);
+	struct fk *fk = fk_cur;
+	unsigned long flags;
+	struct fk_sent *s;
+
+	spin_lock_irqsave(&fk->lock, flags);
+	if (fk->nsent < FK_SENT_MAX) {
+		s = &fk->sent[fk->nsent];
+		s->attr = be16_to_cpu(m->mad.hdr.attr_id);
+		s->tracked = !!msg->context[0];
+		s->resent = msg->context[1] == CM_MSG_RESENT;
+		s->rep_agent = msg->mad_agent == &fk->rep_agent;
+		s->mad = m->mad;
+	}
+	fk->nsent++;
+	m->timeout_ms = msg->timeout_ms;
+	list_add_tail(&m->node, &fk->posted);
+	spin_unlock_irqrestore(&fk->lock, flags);
+	return 0;
+}
+
+static void fk_cancel(struct ib_mad_send_buf *msg)
+{
+	struct fk_msg *m = container_of(msg, struct fk_msg, buf);
+	unsigned long flags;
+
+	spin_lock_irqsave(&fk_cur->lock, flags);
+	m->cancelled = true;
+	spin_unlock_irqrestore(&fk_cur->lock, flags);
+}
+
+static int fk_modify(struct ib_mad_send_buf *msg, u32 timeout_ms)
+{
+	struct fk_msg *m = container_of(msg, struct fk_msg, buf);
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&fk_cur->lock, flags);
+	if (m->cancelled)
+		ret = -EINVAL;
+	else
+		m->timeout_ms = timeout_ms;
+	spin_unlock_irqrestore(&fk_cur->lock, flags);
+	return ret;
+}
+
+static void fk_free_recv(struct ib_mad_recv_wc *recv_wc)
+{
+	fk_cur->rx_freed++;
+	kfree(container_of(recv_wc, struct fk_rx, wc));
+}
+
+static const struct cm_transport fk_transport = {
+	.port_of_path = fk_port_of_path,
+	.ah_from_path = fk_ah_from_path,
+	.ah_from_wc = fk_ah_from_wc,
+	.pkey = fk_pkey,
+	.create_msg = fk_create_msg,
+	.free_msg = fk_free_msg,
+	.post = fk_post,
+	.cancel = fk_cancel,
+	.modify = fk_modify,
+	.free_recv = fk_free_recv,
+};
+
+/* ---- driving it ---- */
+
+static void fk_flush(void)
+{
+	flush_workqueue(cm.wq);
+}
+
+/* Complete one posted message with @status, as the MAD layer would. */
+static void fk_complete(struct fk *fk, struct fk_msg *m, enum ib_wc_status status)
+{
+	struct ib_mad_send_wc wc = { .send_buf = &m->buf, .status = status };
+
+	spin_lock_irq(&fk->lock);
+	list_del_init(&m->node);
+	spin_unlock_irq(&fk->lock);
+	cm_send_handler(m->buf.mad_agent, &wc);
+}
+
+/*
+ * Let the MAD layer catch up: every message that is not retried any more
+ * (answers, REJs, DREPs, and cancelled ones) completes.
+ */
+static void fk_settle(struct fk *fk)
+{
+	struct fk_msg *m;
+
+	for (;;) {
+		bool found = false;
+
+		spin_lock_irq(&fk->lock);
+		list_for_each_entry(m, &fk->posted, node) {
+			if (m->cancelled || !m->buf.context[0]) {
+				found = true;
+				break;
+			}
+		}
+		spin_unlock_irq(&fk->lock);
+		if (!found)
+			break;
+		fk_complete(fk, m, m->cancelled ? IB_WC_WR_FLUSH_ERR :
+				   IB_WC_SUCCESS);
+	}
+	fk_flush();
+}
+
+/* The outstanding retried message, if any. */
+static struct fk_msg *fk_tracked(struct fk *fk)
+{
+	struct fk_msg *m, *found = NULL;
+
+	spin_lock_irq(&fk->lock);
+	list_for_each_entry(m, &fk->posted, node)
+		if (!m->cancelled && m->buf.context[0])
+			found = m;
+	spin_unlock_irq(&fk->lock);
+	return found;
+}
+
+/* The outstanding message runs out of retries. */
+static bool fk_time_out(struct fk *fk)
+{
+	struct fk_msg *m = fk_tracked(fk);
+
+	if (!m)
+		return false;
+	/* The MAD layer tried as often as the id asked. */
+	m->buf.retries = ((struct cm_id_priv *)m->buf.context[0])->max_cm_retries;
+	fk_complete(fk, m, IB_WC_RESP_TIMEOUT_ERR);
+	fk_settle(fk);
+	return true;
+}
+
+/* Hand @mad to the CM as received from the peer (LID FK_PEER_LID). */
+static void fk_receive(struct fk *fk, const struct cm_mad *mad)
+{
+	struct fk_rx *rx = kzalloc_obj(*rx);
+
+	KUNIT_ASSERT_NOT_NULL(fk->test, rx);
+	memcpy(&rx->mad, mad, sizeof(*mad));
+	rx->wc.wc = &rx->ib_wc;
+	rx->wc.recv_buf.mad = &rx->mad;
+	rx->wc.mad_len = sizeof(rx->mad);
+	rx->ib_wc.slid = FK_PEER_LID;
+	rx->ib_wc.src_qp = 1;
+	rx->ib_wc.pkey_index = 0;
+	rx->ib_wc.port_num = 1;
+	cm_recv_handler(&fk->agent, NULL, &rx->wc);
+	fk_flush();
+	fk_settle(fk);
+}
+
+/* End every timewait on the fake device now. */
+static void fk_end_timewaits(struct fk *fk)
+{
+	struct cm_id_priv *p;
+	unsigned long index;
+
+	rcu_read_lock();
+	xa_for_each(&cm.local_ids, index, p) {
+		if (p->id.device != fk->dev ||
+		    READ_ONCE(p->id.state) != IB_CM_TIMEWAIT ||
+		    !delayed_work_pending(&p->timewait_work))
+			continue;
+		mod_delayed_work(cm.wq, &p->timewait_work, 0);
+	}
+	rcu_read_unlock();
+	fk_flush();
+	fk_settle(fk);
+}
+
+static unsigned int fk_ids_on_device(struct fk *fk)
+{
+	struct cm_id_priv *p;
+	unsigned long index;
+	unsigned int n = 0;
+
+	rcu_read_lock();
+	xa_for_each(&cm.local_ids, index, p)
+		if (p->id.device == fk->dev)
+			n++;
+	rcu_read_unlock();
+	return n;
+}
+
+static long fk_count(struct fk *fk, unsigned int group, u16 attr)
+{
+	return atomic_long_read(&fk->port->counters[group][attr - 0x10]);
+}
+
+static long fk_drops(struct fk *fk, unsigned int why)
+{
+	return atomic_long_read(&fk->port->drops[why]);
+}
+
+/* ---- the handler ---- */
+
+static int fk_handler2(struct ib_cm_id *id, const struct ib_cm_event *e);
+
+static void fk_record(struct ib_cm_id *id, const struct ib_cm_event *e)
+{
+	struct fk *fk = fk_cur;
+	struct fk_event *r;
+
+	spin_lock_irq(&fk->lock);
+	if (fk->nevents >= FK_EVENTS_MAX) {
+		fk->nevents++;
+		spin_unlock_irq(&fk->lock);
+		return;
+	}
+	r = &fk->events[fk->nevents++];
+	r->id = id;
+	r->context = id->context;
+	r->type = e->event;
+	r->state = id->state;
+	switch (e->event) {
+	case IB_CM_REQ_RECEIVED:
+		r->listen_id = e->param.req_rcvd.listen_id;
+		r->qpn = e->param.req_rcvd.remote_qpn;
+		break;
+	case IB_CM_SIDR_REQ_RECEIVED:
+		r->listen_id = e->param.sidr_req_rcvd.listen_id;
+		break;
+	case IB_CM_REJ_RECEIVED:
+		r->reason = e->param.rej_rcvd.reason;
+		r->ari_length = e->param.rej_rcvd.ari_length;
+		if (e->param.rej_rcvd.ari)
+			memcpy(r->ari, e->param.rej_rcvd.ari,
+			       min_t(u8, r->ari_length, FK_KEEP));
+		break;
+	case IB_CM_SIDR_REP_RECEIVED:
+		r->status = e->param.sidr_rep_rcvd.status;
+		r->qpn = e->param.sidr_rep_rcvd.qpn;
+		break;
+	case IB_CM_REQ_ERROR:
+	case IB_CM_REP_ERROR:
+	case IB_CM_DREQ_ERROR:
+	case IB_CM_SIDR_REQ_ERROR:
+	case IB_CM_LAP_ERROR:
+		r->status = e->param.send_status;
+		break;
+	default:
+		break;
+	}
+	if (e->private_data)
+		memcpy(r->pdata, e->private_data, FK_KEEP);
+	if ((e->event == IB_CM_REQ_RECEIVED ||
+	     e->event == IB_CM_SIDR_REQ_RECEIVED) && fk->nowned < FK_EVENTS_MAX)
+		fk->owned[fk->nowned++] = id;
+	spin_unlock_irq(&fk->lock);
+}
+
+static int fk_handler(struct ib_cm_id *id, const struct ib_cm_event *e)
+{
+	struct fk *fk = fk_cur;
+
+	fk_record(id, e);
+	if (e->event == IB_CM_REQ_RECEIVED && fk->swap_on_req) {
+		id->cm_handler = fk_handler2;
+		id->context = fk;
+	}
+	if (fk->destroy_self)
+		ib_destroy_cm_id(id);
+	return fk->ret_for[e->event];
+}
+
+/* The handler a REQ callback swaps in: records, and never destroys. */
+static int fk_handler2(struct ib_cm_id *id, const struct ib_cm_event *e)
+{
+	fk_record(id, e);
+	return 0;
+}
+
+/* ---- set-up and tear-down ---- */
+
+static int fk_init(struct kunit *test)
+{
+	struct fk *fk = kunit_kzalloc(test, sizeof(*fk), GFP_KERNEL);
+
+	if (!fk)
+		return -ENOMEM;
+	fk->test = test;
+	spin_lock_init(&fk->lock);
+	INIT_LIST_HEAD(&fk->posted);
+
+	fk->dev = kunit_kzalloc(test, sizeof(*fk->dev), GFP_KERNEL);
+	/* The cm_device and its port are freed by cm_device_release(). */
+	fk->cm_dev = kzalloc_flex(*fk->cm_dev, port, 1);
+	fk->port = kzalloc_obj(*fk->port);
+	if (!fk->dev || !fk->cm_dev || !fk->port) {
+		kfree(fk->cm_dev);
+		kfree(fk->port);
+		return -ENOMEM;
+	}
+	fk->dev->node_guid = cpu_to_be64(FK_OUR_GUID);
+	fk->dev->phys_port_cnt = 1;
+	fk->dev->port_data = fk->port_data;
+	fk->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+
+	kref_init(&fk->cm_dev->kref);
+	rwlock_init(&fk->cm_dev->agent_lock);
+	fk->cm_dev->ib_device = fk->dev;
+	fk->cm_dev->nports = 1;
+	fk->cm_dev->port[0] = fk->port;
+	fk->port->cm_dev = fk->cm_dev;
+	fk->port->port_num = 1;
+	fk->port->mad_agent = &fk->agent;
+	fk->port->rep_agent = &fk->rep_agent;
+	fk->agent.context = fk->port;
+	fk->rep_agent.context = fk->port;
+
+	fk_cur = fk;
+	cm_tp = &fk_transport;
+	test->priv = fk;
+	return 0;
+}
+
+static void fk_exit(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct cm_id_priv *p;
+	unsigned long index;
+	struct fk_msg *m;
+	unsigned int i;
+
+	/* Ids the test still owns, then whatever is outstanding. */
+	for (i = 0; i < fk->nowned; i++)
+		if (fk->owned[i])
+			ib_destroy_cm_id(fk->owned[i]);
+	fk_settle(fk);
+	fk_end_timewaits(fk);
+	for (;;) {
+		spin_lock_irq(&fk->lock);
+		m = list_first_entry_or_null(&fk->posted, struct fk_msg, node);
+		spin_unlock_irq(&fk->lock);
+		if (!m)
+			break;
+		fk_complete(fk, m, IB_WC_WR_FLUSH_ERR);
+	}
+	fk_flush();
+	rcu_barrier();
+
+	/* Nothing of the fake device may be left behind. */
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 0U);
+	KUNIT_EXPECT_EQ(test, kref_read(&fk->cm_dev->kref), 1U);
+	rcu_read_lock();
+	xa_for_each(&cm.local_ids, index, p)
+		if (p->id.device == fk->dev)
+			KUNIT_FAIL(test, "id %08x left in state %d",
+				   be32_to_cpu(p->id.local_id), p->id.state);
+	rcu_read_unlock();
+
+	cm_tp = &cm_ib_transport;
+	fk_cur = NULL;
+	if (kref_read(&fk->cm_dev->kref) == 1)
+		cm_device_put(fk->cm_dev);
+}
+
+/* Forget an owned id the test destroyed (or had destroyed) itself. */
+static void fk_disown(struct fk *fk, struct ib_cm_id *id)
+{
+	unsigned int i;
+
+	for (i = 0; i < fk->nowned; i++)
+		if (fk->owned[i] == id)
+			fk->owned[i] = NULL;
+}
+
+static struct ib_cm_id *fk_new_id(struct fk *fk)
+{
+	struct ib_cm_id *id = ib_create_cm_id(fk->dev, fk_handler, fk);
+
+	KUNIT_ASSERT_FALSE(fk->test, IS_ERR_OR_NULL(id));
+	spin_lock_irq(&fk->lock);
+	fk->owned[fk->nowned++] = id;
+	spin_unlock_irq(&fk->lock);
+	return id;
+}
+
+static void fk_destroy(struct fk *fk, struct ib_cm_id *id)
+{
+	fk_disown(fk, id);
+	ib_destroy_cm_id(id);
+	fk_settle(fk);
+}
+
+static struct fk_sent *fk_last(struct fk *fk)
+{
+	return fk->nsent ? &fk->sent[min(fk->nsent, FK_SENT_MAX) - 1] : NULL;
+}
+
+static struct fk_event *fk_last_event(struct fk *fk)
+{
+	return fk->nevents ? &fk->events[min(fk->nevents, FK_EVENTS_MAX) - 1] :
+			     NULL;
+}
+
+/* @n messages sent so far, the last of attribute @a (0: any). */
+#define FK_EXPECT_SENT(f, n, a) do {					\
+	struct fk *__fk = (f);						\
+	unsigned int __n = (n);						\
+	u16 __a = (a);							\
+									\
+	KUNIT_ASSERT_EQ(__fk->test, __fk->nsent, __n);			\
+	if (__n && __a)							\
+		KUNIT_EXPECT_EQ(__fk->test, fk_last(__fk)->attr, __a);	\
+} while (0)
+
+/* Any event type (IB_CM_REQ_ERROR is 0). */
+#define FK_ANY		(-1)
+
+/* @n events so far, the last of type @t (FK_ANY: any). */
+#define FK_EXPECT_EVENT(f, n, t) do {					\
+	struct fk *__fk = (f);						\
+	unsigned int __n = (n);						\
+	int __t = (t);							\
+									\
+	KUNIT_ASSERT_EQ(__fk->test, __fk->nevents, __n);		\
+	if (__n && __t != FK_ANY)					\
+		KUNIT_EXPECT_EQ(__fk->test, (int)fk_last_event(__fk)->type, \
+				__t);					\
+} while (0)
+
+/* ---- messages from the peer ---- */
+
+static void fk_mad(struct cm_mad *mad, u16 attr, u64 tid)
+{
+	memset(mad, 0, sizeof(*mad));
+	mad->hdr.base_version = IB_MGMT_BASE_VERSION;
+	mad->hdr.mgmt_class = IB_MGMT_CLASS_CM;
+	mad->hdr.class_version = CM_CLASS_VERSION;
+	mad->hdr.method = IB_MGMT_METHOD_SEND;
+	mad->hdr.attr_id = cpu_to_be16(attr);
+	mad->hdr.tid = cpu_to_be64(tid);
+}
+
+/* An RC REQ from the peer's comm ID @peer and QP @qpn for @sid. */
+static void fk_req(struct cm_mad *mad, u32 peer, u32 qpn, u64 sid)
+{
+	fk_mad(mad, 0x10, 0x7000 + peer);
+	cm_set(mad, CM_REQ_LOCAL_COMM_ID, peer);
+	cm_set(mad, CM_REQ_SERVICE_ID, sid);
+	cm_set(mad, CM_REQ_LOCAL_CA_GUID, FK_PEER_GUID);
+	cm_set(mad, CM_REQ_LOCAL_QPN, qpn);
+	cm_set(mad, CM_REQ_RESPONDER_RESOURCES, 4);
+	cm_set(mad, CM_REQ_INITIATOR_DEPTH, 4);
+	cm_set(mad, CM_REQ_REMOTE_CM_RESP_TIMEOUT, 20);
+	cm_set(mad, CM_REQ_TRANSPORT_SERVICE, 0);	/* RC */
+	cm_set(mad, CM_REQ_STARTING_PSN, 0x1000);
+	cm_set(mad, CM_REQ_LOCAL_CM_RESP_TIMEOUT, 20);
+	cm_set(mad, CM_REQ_RETRY_COUNT, 7);
+	cm_set(mad, CM_REQ_PARTITION_KEY, 0xffff);
+	cm_set(mad, CM_REQ_PATH_MTU, IB_MTU_1024);
+	cm_set(mad, CM_REQ_RNR_RETRY_COUNT, 7);
+	cm_set(mad, CM_REQ_MAX_CM_RETRIES, 3);
+	cm_set(mad, CM_REQ_PRI_LOCAL_LID, FK_PEER_LID);
+	cm_set(mad, CM_REQ_PRI_REMOTE_LID, 1);
+	cm_set(mad, CM_REQ_PRI_SL, 0);
+	cm_set(mad, CM_REQ_PRI_SUBNET_LOCAL, 1);
+	cm_set(mad, CM_REQ_PRI_LOCAL_ACK_TIMEOUT, FK_LIFE + 1);
+	memset(cm_field_ptr(mad, CM_REQ_PRIVATE_DATA), 0xa5, FK_KEEP);
+}
+
+/* A REP from the peer answering our comm ID @ours. */
+static void fk_rep(struct cm_mad *mad, u32 ours, u32 peer, u32 qpn)
+{
+	fk_mad(mad, 0x13, 0x100);
+	cm_set(mad, CM_REP_LOCAL_COMM_ID, peer);
+	cm_set(mad, CM_REP_REMOTE_COMM_ID, ours);
+	cm_set(mad, CM_REP_LOCAL_QPN, qpn);
+	cm_set(mad, CM_REP_STARTING_PSN, 0x2000);
+	cm_set(mad, CM_REP_RESPONDER_RESOURCES, 4);
+	cm_set(mad, CM_REP_INITIATOR_DEPTH, 4);
+	cm_set(mad, CM_REP_RNR_RETRY_COUNT, 7);
+	cm_set(mad, CM_REP_LOCAL_CA_GUID, FK_PEER_GUID);
+	memset(cm_field_ptr(mad, CM_REP_PRIVATE_DATA), 0x5a, FK_KEEP);
+}
+
+/* RTU, DREQ, DREP and REJ share their first two fields' layout. */
+static void fk_conn_msg(struct cm_mad *mad, u16 attr, u32 ours, u32 peer)
+{
+	fk_mad(mad, attr, 0x200);
+	cm_set(mad, CM_RTU_LOCAL_COMM_ID, peer);
+	cm_set(mad, CM_RTU_REMOTE_COMM_ID, ours);
+}
+
+static void fk_dreq(struct cm_mad *mad, u32 ours, u32 peer, u32 our_qpn)
+{
+	fk_conn_msg(mad, 0x15, ours, peer);
+	cm_set(mad, CM_DREQ_REMOTE_QPN, our_qpn);
+}
+
+static void fk_rej(struct cm_mad *mad, u32 ours, u32 peer, u8 rejected,
+		   u16 reason)
+{
+	fk_conn_msg(mad, 0x12, ours, peer);
+	cm_set(mad, CM_REJ_MESSAGE_REJECTED, rejected);
+	cm_set(mad, CM_REJ_REASON, reason);
+}
+
+static void fk_mra(struct cm_mad *mad, u32 ours, u32 peer, u8 mraed,
+		   u8 service_timeout)
+{
+	fk_mad(mad, 0x11, 0x300);
+	cm_set(mad, CM_MRA_LOCAL_COMM_ID, peer);
+	cm_set(mad, CM_MRA_REMOTE_COMM_ID, ours);
+	cm_set(mad, CM_MRA_MESSAGE_MRAED, mraed);
+	cm_set(mad, CM_MRA_SERVICE_TIMEOUT, service_timeout);
+}
+
+static void fk_sidr_req(struct cm_mad *mad, u32 request_id, u64 sid)
+{
+	fk_mad(mad, 0x17, 0x400 + request_id);
+	cm_set(mad, CM_SIDR_REQ_REQUEST_ID, request_id);
+	cm_set(mad, CM_SIDR_REQ_PARTITION_KEY, 0xffff);
+	cm_set(mad, CM_SIDR_REQ_SERVICE_ID, sid);
+}
+
+static void fk_sidr_rep(struct cm_mad *mad, u32 request_id, u8 status,
+			u32 qpn)
+{
+	fk_mad(mad, 0x18, 0x500);
+	cm_set(mad, CM_SIDR_REP_REQUEST_ID, request_id);
+	cm_set(mad, CM_SIDR_REP_STATUS, status);
+	cm_set(mad, CM_SIDR_REP_QPN, qpn);
+	cm_set(mad, CM_SIDR_REP_Q_KEY, 0x11111111);
+}
+
+static void fk_lap(struct cm_mad *mad, u32 ours, u32 peer, u32 our_qpn)
+{
+	fk_mad(mad, 0x19, 0x600);
+	cm_set(mad, CM_LAP_LOCAL_COMM_ID, peer);
+	cm_set(mad, CM_LAP_REMOTE_COMM_ID, ours);
+	cm_set(mad, CM_LAP_REMOTE_QPN, our_qpn);
+	cm_set(mad, CM_LAP_ALT_LOCAL_LID, FK_PEER_LID + 1);
+	cm_set(mad, CM_LAP_ALT_REMOTE_LID, 2);
+	cm_set(mad, CM_LAP_ALT_LOCAL_ACK_TIMEOUT, FK_LIFE + 1);
+}
+
+/* ---- our side's calls ---- */
+
+static struct sa_path_rec fk_path = {
+	.rec_type = SA_PATH_REC_TYPE_IB,
+	.mtu = IB_MTU_1024,
+	.packet_life_time = FK_LIFE,
+	.pkey = cpu_to_be16(0xffff),
+	.ib.dlid = cpu_to_be16(FK_PEER_LID),
+};
+
+static u8 fk_pdata[FK_KEEP] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+
+static int fk_send_req(struct ib_cm_id *id)
+{
+	struct ib_cm_req_param param = {
+		.primary_path = &fk_path,
+		.service_id = cpu_to_be64(FK_SID),
+		.qp_num = FK_OUR_QPN,
+		.qp_type = IB_QPT_RC,
+		.starting_psn = 0x3000,
+		.private_data = fk_pdata,
+		.private_data_len = sizeof(fk_pdata),
+		.responder_resources = 4,
+		.initiator_depth = 4,
+		.remote_cm_response_timeout = 20,
+		.local_cm_response_timeout = 20,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+		.max_cm_retries = 3,
+	};
+
+	return ib_send_cm_req(id, &param);
+}
+
+static int fk_send_rep(struct ib_cm_id *id)
+{
+	struct ib_cm_rep_param param = {
+		.qp_num = FK_OUR_QPN,
+		.starting_psn = 0x4000,
+		.private_data = fk_pdata,
+		.private_data_len = sizeof(fk_pdata),
+		.responder_resources = 4,
+		.initiator_depth = 4,
+		.rnr_retry_count = 7,
+	};
+
+	return ib_send_cm_rep(id, &param);
+}
+
+static int fk_send_sidr_req(struct ib_cm_id *id)
+{
+	struct ib_cm_sidr_req_param param = {
+		.path = &fk_path,
+		.service_id = cpu_to_be64(FK_SID),
+		.timeout_ms = 100,
+		.max_cm_retries = 2,
+	};
+
+	return ib_send_cm_sidr_req(id, &param);
+}
+
+static u32 fk_local(struct ib_cm_id *id)
+{
+	return be32_to_cpu(id->local_id);
+}
+
+/* ---- reaching a state ---- */
+
+/* Active side to REQ_SENT: one REQ out, retried. */
+static struct ib_cm_id *fk_active_req_sent(struct fk *fk)
+{
+	struct ib_cm_id *id = fk_new_id(fk);
+
+	KUNIT_ASSERT_EQ(fk->test, fk_send_req(id), 0);
+	KUNIT_ASSERT_EQ(fk->test, id->state, IB_CM_REQ_SENT);
+	return id;
+}
+
+static struct ib_cm_id *fk_active_rep_rcvd(struct fk *fk)
+{
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	struct cm_mad mad;
+
+	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(fk->test, id->state, IB_CM_REP_RCVD);
+	return id;
+}
+
+static struct ib_cm_id *fk_active_established(struct fk *fk)
+{
+	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
+
+	KUNIT_ASSERT_EQ(fk->test, ib_send_cm_rtu(id, NULL, 0), 0);
+	fk_settle(fk);
+	KUNIT_ASSERT_EQ(fk->test, id->state, IB_CM_ESTABLISHED);
+	return id;
+}
+
+static struct ib_cm_id *fk_listen(struct fk *fk)
+{
+	struct ib_cm_id *id = fk_new_id(fk);
+
+	KUNIT_ASSERT_EQ(fk->test, ib_cm_listen(id, cpu_to_be64(FK_SID)), 0);
+	return id;
+}
+
+/* Passive side to REQ_RCVD: the id the REQ callback handed over. */
+static struct ib_cm_id *fk_passive_req_rcvd(struct fk *fk)
+{
+	unsigned int before = fk->nevents;
+	struct cm_mad mad;
+
+	fk_listen(fk);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(fk->test, fk->nevents, before + 1);
+	KUNIT_ASSERT_EQ(fk->test, fk_last_event(fk)->type, IB_CM_REQ_RECEIVED);
+	KUNIT_ASSERT_EQ(fk->test, fk_last_event(fk)->id->state,
+			IB_CM_REQ_RCVD);
+	return fk_last_event(fk)->id;
+}
+
+static struct ib_cm_id *fk_passive_rep_sent(struct fk *fk)
+{
+	struct ib_cm_id *id = fk_passive_req_rcvd(fk);
+
+	KUNIT_ASSERT_EQ(fk->test, fk_send_rep(id), 0);
+	fk_settle(fk);
+	KUNIT_ASSERT_EQ(fk->test, id->state, IB_CM_REP_SENT);
+	return id;
+}
+
+static struct ib_cm_id *fk_passive_established(struct fk *fk)
+{
+	struct ib_cm_id *id = fk_passive_rep_sent(fk);
+	struct cm_mad mad;
+
+	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(fk->test, id->state, IB_CM_ESTABLISHED);
+	return id;
+}
+
+/* ---------------------------------------------------------------------
+ * The active side
+ */
+
+static void req_goes_out_with_our_ids_and_waits(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	struct cm_mad *req;
+
+	FK_EXPECT_SENT(fk, 1, 0x10);
+	req = &fk->sent[0].mad;
+	KUNIT_EXPECT_TRUE(test, fk->sent[0].tracked);
+	KUNIT_EXPECT_FALSE(test, fk->sent[0].rep_agent);
+	KUNIT_EXPECT_EQ(test, cm_get(req, CM_REQ_LOCAL_COMM_ID), fk_local(id));
+	KUNIT_EXPECT_EQ(test, cm_get(req, CM_REQ_SERVICE_ID), FK_SID);
+	KUNIT_EXPECT_EQ(test, cm_get(req, CM_REQ_LOCAL_QPN), FK_OUR_QPN);
+	KUNIT_EXPECT_EQ(test, cm_get(req, CM_REQ_LOCAL_CA_GUID), FK_OUR_GUID);
+	KUNIT_EXPECT_EQ(test, cm_get(req, CM_REQ_MAX_CM_RETRIES), 3ULL);
+	KUNIT_EXPECT_EQ(test, cm_get(req, CM_REQ_PRI_REMOTE_LID),
+			(u64)FK_PEER_LID);
+	KUNIT_EXPECT_EQ(test, memcmp(cm_field_ptr(req, CM_REQ_PRIVATE_DATA),
+				     fk_pdata, sizeof(fk_pdata)), 0);
+	KUNIT_EXPECT_NOT_NULL(test, fk_tracked(fk));
+	FK_EXPECT_EVENT(fk, 0, FK_ANY);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, 0x10), 0L);
+}
+
+static void rep_is_delivered_and_stops_the_req(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
+	struct fk_event *e = fk_last_event(fk);
+
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+	KUNIT_EXPECT_PTR_EQ(test, e->id, id);
+	KUNIT_EXPECT_PTR_EQ(test, e->context, (void *)fk);
+	KUNIT_EXPECT_EQ(test, e->pdata[0], 0x5a);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(id->remote_id), FK_PEER_ID);
+	/* The REQ was cancelled and completed: nothing left to retry. */
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV, 0x13), 1L);
+	FK_EXPECT_SENT(fk, 1, 0x10);
+}
+
+static void rtu_completes_the_active_side(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+
+	FK_EXPECT_SENT(fk, 2, 0x14);
+	KUNIT_EXPECT_FALSE(test, fk_last(fk)->tracked);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_RTU_LOCAL_COMM_ID),
+			fk_local(id));
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_RTU_REMOTE_COMM_ID),
+			FK_PEER_ID);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, 0x14), 1L);
+}
+
+static void rep_for_an_unknown_id_is_dropped(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	long before = fk_drops(fk, CM_DROP_UNMATCHED);
+	struct cm_mad mad;
+
+	fk_rep(&mad, fk_local(id) ^ 0x00ff0000, FK_PEER_ID, FK_PEER_QPN);
+	fk_receive(fk, &mad);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REQ_SENT);
+	FK_EXPECT_EVENT(fk, 0, FK_ANY);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_UNMATCHED), before + 1);
+	KUNIT_EXPECT_EQ(test, fk->rx_freed, 1U);
+}
+
+static void mra_for_the_req_extends_its_timeout(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	struct fk_msg *req = fk_tracked(fk);
+	struct cm_mad mad;
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	fk_mra(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REQ, 24);
+	fk_receive(fk, &mad);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_MRA_REQ_RCVD);
+	KUNIT_EXPECT_EQ(test, req->timeout_ms,
+			cm_iba_to_ms(24) + cm_iba_to_ms(FK_LIFE + 1));
+	FK_EXPECT_EVENT(fk, 1, IB_CM_MRA_RECEIVED);
+	/* A second one is a duplicate. */
+	fk_receive(fk, &mad);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x11), 1L);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_MRA_RECEIVED);
+	/* The REP still completes the exchange. */
+	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	fk_receive(fk, &mad);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REP_RCVD);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_REP_RECEIVED);
+}
+
+static void mra_for_another_message_is_ignored(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	struct cm_mad mad;
+
+	fk_mra(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REP, 24);
+	fk_receive(fk, &mad);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REQ_SENT);
+	FK_EXPECT_EVENT(fk, 0, FK_ANY);
+}
+
+static void req_timeout_reports_req_error(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+
+	KUNIT_ASSERT_TRUE(test, fk_time_out(fk));
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_ERROR);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->status,
+			(int)IB_WC_RESP_TIMEOUT_ERR);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+	/* The REQ and its 3 retries were counted. */
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, 0x10), 4L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT_RETRIES, 0x10), 3L);
+	/* The id is reusable. */
+	KUNIT_EXPECT_EQ(test, fk_send_req(id), 0);
+}
+
+static void rej_in_req_sent_is_delivered(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	struct cm_mad mad;
+
+	fk_rej(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REQ,
+	       IB_CM_REJ_CONSUMER_DEFINED);
+	memset(cm_field_ptr(&mad, CM_REJ_PRIVATE_DATA), 0x77, FK_KEEP);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REJ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->reason,
+			(int)IB_CM_REJ_CONSUMER_DEFINED);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->pdata[0], 0x77);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+}
+
+static void rej_timeout_carries_the_guid_as_ari(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	__be64 guid = cpu_to_be64(FK_PEER_GUID);
+	struct cm_mad mad;
+
+	fk_rej(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REQ,
+	       IB_CM_REJ_TIMEOUT);
+	cm_set(&mad, CM_REJ_ARI_LENGTH, sizeof(guid));
+	memcpy(cm_field_ptr(&mad, CM_REJ_ARI), &guid, sizeof(guid));
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REJ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->reason,
+			(int)IB_CM_REJ_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->ari_length, 8);
+	KUNIT_EXPECT_EQ(test, memcmp(fk_last_event(fk)->ari, &guid, 8), 0);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+}
+
+static void rej_with_oversized_ari_length_is_dropped(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	struct cm_mad mad;
+
+	fk_rej(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REQ,
+	       IB_CM_REJ_INVALID_GID);
+	cm_set(&mad, CM_REJ_ARI_LENGTH, 0x7f);
+	fk_receive(fk, &mad);
+	/* 127 bytes of ARI cannot fit in the 72 the REJ has: dropped. */
+	FK_EXPECT_EVENT(fk, 0, FK_ANY);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REQ_SENT);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_FIELD), 1L);
+}
+
+static void rej_from_a_stranger_is_ignored(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
+	struct cm_mad mad;
+
+	/* Our ID, but another peer's comm ID. */
+	fk_rej(&mad, fk_local(id), FK_PEER_ID + 1, CM_MSG_RESPONSE_REP,
+	       IB_CM_REJ_CONSUMER_DEFINED);
+	fk_receive(fk, &mad);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REP_RCVD);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+}
+
+static void dreq_and_drep_pass_through_timewait(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	struct cm_mad mad;
+
+	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, fk_pdata, 8), 0);
+	fk_settle(fk);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_SENT);
+	FK_EXPECT_SENT(fk, 3, 0x15);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->tracked);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_DREQ_REMOTE_QPN),
+			(u64)FK_PEER_QPN);
+
+	fk_conn_msg(&mad, 0x16, fk_local(id), FK_PEER_ID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_DREP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+
+	fk_end_timewaits(fk);
+	FK_EXPECT_EVENT(fk, 3, IB_CM_TIMEWAIT_EXIT);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+}
+
+static void dreq_timeout_reports_dreq_error(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+
+	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
+	fk_settle(fk);
+	KUNIT_ASSERT_TRUE(test, fk_time_out(fk));
+	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_ERROR);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	fk_end_timewaits(fk);
+	FK_EXPECT_EVENT(fk, 3, IB_CM_TIMEWAIT_EXIT);
+}
+
+static void dreq_received_is_answered_by_drep(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	struct cm_mad mad;
+
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_RCVD);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_drep(id, fk_pdata, 4), 0);
+	fk_settle(fk);
+	FK_EXPECT_SENT(fk, 3, 0x16);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_DREP_LOCAL_COMM_ID),
+			fk_local(id));
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	fk_end_timewaits(fk);
+	FK_EXPECT_EVENT(fk, 3, IB_CM_TIMEWAIT_EXIT);
+}
+
+static void dreq_for_another_qpn_is_dropped(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	long before = fk_drops(fk, CM_DROP_FIELD);
+	struct cm_mad mad;
+
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN + 1);
+	fk_receive(fk, &mad);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_FIELD), before + 1);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+}
+
+static void crossing_dreqs_both_end_in_timewait(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	struct cm_mad mad;
+
+	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
+	fk_settle(fk);
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_RCVD);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_drep(id, NULL, 0), 0);
+	fk_settle(fk);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	fk_end_timewaits(fk);
+	FK_EXPECT_EVENT(fk, 3, IB_CM_TIMEWAIT_EXIT);
+}
+
+static void rtu_is_not_accepted_on_the_active_side(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
+	struct cm_mad mad;
+
+	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	fk_receive(fk, &mad);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REP_RCVD);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+}
+
+static struct kunit_case fk_active_cases[] = {
+	KUNIT_CASE(req_goes_out_with_our_ids_and_waits),
+	KUNIT_CASE(rep_is_delivered_and_stops_the_req),
+	KUNIT_CASE(rtu_completes_the_active_side),
+	KUNIT_CASE(rep_for_an_unknown_id_is_dropped),
+	KUNIT_CASE(mra_for_the_req_extends_its_timeout),
+	KUNIT_CASE(mra_for_another_message_is_ignored),
+	KUNIT_CASE(req_timeout_reports_req_error),
+	KUNIT_CASE(rej_in_req_sent_is_delivered),
+	KUNIT_CASE(rej_timeout_carries_the_guid_as_ari),
+	KUNIT_CASE(rej_with_oversized_ari_length_is_dropped),
+	KUNIT_CASE(rej_from_a_stranger_is_ignored),
+	KUNIT_CASE(dreq_and_drep_pass_through_timewait),
+	KUNIT_CASE(dreq_timeout_reports_dreq_error),
+	KUNIT_CASE(dreq_received_is_answered_by_drep),
+	KUNIT_CASE(dreq_for_another_qpn_is_dropped),
+	KUNIT_CASE(crossing_dreqs_both_end_in_timewait),
+	KUNIT_CASE(rtu_is_not_accepted_on_the_active_side),
+	{}
+};
+
+static struct kunit_suite fk_active_suite = {
+	.name = "ib_cm_active",
+	.init = fk_init,
+	.exit = fk_exit,
+	.test_cases = fk_active_cases,
+};
+
+/* ---------------------------------------------------------------------
+ * The passive side
+ */
+
+static void req_on_a_listener_hands_over_a_new_id(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *listen = fk_listen(fk);
+	struct cm_mad mad;
+	struct fk_event *e;
+
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	e = fk_last_event(fk);
+	KUNIT_EXPECT_PTR_EQ(test, e->listen_id, listen);
+	KUNIT_EXPECT_PTR_NE(test, e->id, listen);
+	KUNIT_EXPECT_EQ(test, e->state, (int)IB_CM_REQ_RCVD);
+	KUNIT_EXPECT_EQ(test, e->qpn, FK_PEER_QPN);
+	KUNIT_EXPECT_EQ(test, e->pdata[0], 0xa5);
+	/* The new id inherits the listener's handler and context. */
+	KUNIT_EXPECT_PTR_EQ(test, e->context, (void *)fk);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(e->id->remote_id), FK_PEER_ID);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(e->id->service_id), FK_SID);
+	KUNIT_EXPECT_EQ(test, listen->state, IB_CM_LISTEN);
+	FK_EXPECT_SENT(fk, 0, 0);
+}
+
+static void req_without_listener_is_rejected_with_reason_8(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct cm_mad mad;
+
+	fk_listen(fk);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID + 1);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 0, FK_ANY);
+	FK_EXPECT_SENT(fk, 1, 0x12);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+			(u64)IB_CM_REJ_INVALID_SERVICE_ID);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REMOTE_COMM_ID),
+			(u64)FK_PEER_ID);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
+				     CM_REJ_MESSAGE_REJECTED),
+			(u64)CM_MSG_RESPONSE_REQ);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
+}
+
+static void invalid_req_is_dropped_and_counted(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	long before = fk_drops(fk, CM_DROP_FIELD);
+	struct cm_mad mad;
+
+	fk_listen(fk);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	cm_set(&mad, CM_REQ_PATH_MTU, 0);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 0, FK_ANY);
+	FK_EXPECT_SENT(fk, 0, 0);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_FIELD), before + 1);
+	KUNIT_EXPECT_EQ(test, fk->rx_freed, 1U);
+}
+
+static void rep_goes_out_on_the_rep_agent(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_rep_sent(fk);
+	struct cm_mad *rep;
+
+	FK_EXPECT_SENT(fk, 1, 0x13);
+	rep = &fk_last(fk)->mad;
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->rep_agent);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->tracked);
+	KUNIT_EXPECT_EQ(test, cm_get(rep, CM_REP_LOCAL_COMM_ID), fk_local(id));
+	KUNIT_EXPECT_EQ(test, cm_get(rep, CM_REP_REMOTE_COMM_ID),
+			(u64)FK_PEER_ID);
+	KUNIT_EXPECT_EQ(test, cm_get(rep, CM_REP_LOCAL_QPN), (u64)FK_OUR_QPN);
+	KUNIT_EXPECT_EQ(test, cm_get(rep, CM_REP_LOCAL_CA_GUID), FK_OUR_GUID);
+	/* The transaction ID of the REQ is kept. */
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(rep->hdr.tid), 0x7000ULL + FK_PEER_ID);
+}
+
+static void rtu_establishes_the_passive_side(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+
+	fk_passive_established(fk);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_RTU_RECEIVED);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+}
+
+static void comm_est_establishes_before_the_rtu(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_rep_sent(fk);
+	struct cm_mad mad;
+
+	KUNIT_ASSERT_EQ(test, ib_cm_notify(id, IB_EVENT_COMM_EST), 0);
+	fk_flush();
+	fk_settle(fk);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_USER_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+	/* The late RTU changes nothing. */
+	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_USER_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+}
+
+static void rep_timeout_reports_rep_error(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_rep_sent(fk);
+
+	KUNIT_ASSERT_TRUE(test, fk_time_out(fk));
+	FK_EXPECT_EVENT(fk, 2, IB_CM_REP_ERROR);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->status,
+			(int)IB_WC_RESP_TIMEOUT_ERR);
+	KUNIT_EXPECT_NE(test, id->state, IB_CM_REP_SENT);
+}
+
+static void mra_for_the_rep_extends_its_timeout(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_rep_sent(fk);
+	struct fk_msg *rep = fk_tracked(fk);
+	struct cm_mad mad;
+
+	KUNIT_ASSERT_NOT_NULL(test, rep);
+	fk_mra(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REP, 22);
+	fk_receive(fk, &mad);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_MRA_REP_RCVD);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_MRA_RECEIVED);
+	KUNIT_EXPECT_EQ(test, rep->timeout_ms,
+			cm_iba_to_ms(22) + cm_iba_to_ms(to_priv(id)->av.timeout));
+	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	fk_receive(fk, &mad);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+	FK_EXPECT_EVENT(fk, 3, IB_CM_RTU_RECEIVED);
+}
+
+static void prepared_mra_answers_a_repeated_req(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_req_rcvd(fk);
+	struct cm_mad mad;
+
+	KUNIT_ASSERT_EQ(test, ib_prepare_cm_mra(id), 0);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_MRA_REQ_SENT);
+	FK_EXPECT_SENT(fk, 0, 0);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 1, 0x11);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->resent);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_MRA_MESSAGE_MRAED),
+			(u64)CM_MSG_RESPONSE_REQ);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_MRA_REMOTE_COMM_ID),
+			(u64)FK_PEER_ID);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x10), 1L);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	/* The REP may still follow. */
+	KUNIT_EXPECT_EQ(test, fk_send_rep(id), 0);
+	fk_settle(fk);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REP_SENT);
+}
+
+static void rej_from_the_passive_side(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_req_rcvd(fk);
+
+	KUNIT_ASSERT_EQ(test, ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED,
+					     NULL, 0, fk_pdata, 4), 0);
+	fk_settle(fk);
+	FK_EXPECT_SENT(fk, 1, 0x12);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+			(u64)IB_CM_REJ_CONSUMER_DEFINED);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
+				     CM_REJ_MESSAGE_REJECTED),
+			(u64)CM_MSG_RESPONSE_REQ);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+}
+
+static void rej_of_our_rep_is_delivered(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_rep_sent(fk);
+	struct cm_mad mad;
+
+	fk_rej(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REP,
+	       IB_CM_REJ_CONSUMER_DEFINED);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_REJ_RECEIVED);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_NE(test, id->state, IB_CM_REP_SENT);
+}
+
+static void dreq_from_the_active_side_ends_in_timewait(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_established(fk);
+	struct cm_mad mad;
+
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 3, IB_CM_DREQ_RECEIVED);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_drep(id, NULL, 0), 0);
+	fk_settle(fk);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	fk_end_timewaits(fk);
+	FK_EXPECT_EVENT(fk, 4, IB_CM_TIMEWAIT_EXIT);
+}
+
+static struct kunit_case fk_passive_cases[] = {
+	KUNIT_CASE(req_on_a_listener_hands_over_a_new_id),
+	KUNIT_CASE(req_without_listener_is_rejected_with_reason_8),
+	KUNIT_CASE(invalid_req_is_dropped_and_counted),
+	KUNIT_CASE(rep_goes_out_on_the_rep_agent),
+	KUNIT_CASE(rtu_establishes_the_passive_side),
+	KUNIT_CASE(comm_est_establishes_before_the_rtu),
+	KUNIT_CASE(rep_timeout_reports_rep_error),
+	KUNIT_CASE(mra_for_the_rep_extends_its_timeout),
+	KUNIT_CASE(prepared_mra_answers_a_repeated_req),
+	KUNIT_CASE(rej_from_the_passive_side),
+	KUNIT_CASE(rej_of_our_rep_is_delivered),
+	KUNIT_CASE(dreq_from_the_active_side_ends_in_timewait),
+	{}
+};
+
+static struct kunit_suite fk_passive_suite = {
+	.name = "ib_cm_passive",
+	.init = fk_init,
+	.exit = fk_exit,
+	.test_cases = fk_passive_cases,
+};
+
+/* ---------------------------------------------------------------------
+ * SIDR on both sides; LAP and APR received
+ */
+
+static void sidr_req_and_rep_resolve_a_service(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_new_id(fk);
+	struct cm_mad mad;
+
+	KUNIT_ASSERT_EQ(test, fk_send_sidr_req(id), 0);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_SIDR_REQ_SENT);
+	FK_EXPECT_SENT(fk, 1, 0x17);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->tracked);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REQ_REQUEST_ID),
+			fk_local(id));
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REQ_SERVICE_ID),
+			FK_SID);
+	fk_sidr_rep(&mad, fk_local(id), IB_SIDR_SUCCESS, FK_PEER_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_SIDR_REP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->status, (int)IB_SIDR_SUCCESS);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->qpn, FK_PEER_QPN);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+	/* A second SIDR_REP finds nothing. */
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_SIDR_REP_RECEIVED);
+}
+
+static void sidr_req_timeout_reports_sidr_req_error(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_new_id(fk);
+
+	KUNIT_ASSERT_EQ(test, fk_send_sidr_req(id), 0);
+	KUNIT_ASSERT_TRUE(test, fk_time_out(fk));
+	FK_EXPECT_EVENT(fk, 1, IB_CM_SIDR_REQ_ERROR);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+}
+
+static void sidr_req_on_a_listener_is_answered(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *listen = fk_listen(fk);
+	struct ib_cm_sidr_rep_param rep = {
+		.qp_num = FK_OUR_QPN, .qkey = 0x22222222,
+		.status = IB_SIDR_SUCCESS,
+	};
+	struct ib_cm_id *id;
+	struct cm_mad mad;
+
+	fk_sidr_req(&mad, 0x77, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_SIDR_REQ_RECEIVED);
+	KUNIT_EXPECT_PTR_EQ(test, fk_last_event(fk)->listen_id, listen);
+	id = fk_last_event(fk)->id;
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_SIDR_REQ_RCVD);
+
+	/* Repeated while pending: a duplicate, no second id. */
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_SIDR_REQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x17), 1L);
+
+	KUNIT_ASSERT_EQ(test, ib_send_cm_sidr_rep(id, &rep), 0);
+	fk_settle(fk);
+	FK_EXPECT_SENT(fk, 1, 0x18);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REP_REQUEST_ID),
+			0x77ULL);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REP_QPN),
+			(u64)FK_OUR_QPN);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REP_Q_KEY),
+			0x22222222ULL);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+}
+
+static void sidr_req_without_listener_is_unsupported(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct cm_mad mad;
+
+	fk_sidr_req(&mad, 0x78, FK_SID + 5);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 0, FK_ANY);
+	FK_EXPECT_SENT(fk, 1, 0x18);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REP_STATUS),
+			(u64)IB_SIDR_UNSUPPORTED);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REP_REQUEST_ID),
+			0x78ULL);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 0U);
+}
+
+static void lap_is_received_on_an_established_ib_connection(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	struct cm_mad mad;
+
+	fk_lap(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_LAP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->lap_state, IB_CM_LAP_RCVD);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+}
+
+static void lap_on_a_roce_port_is_dropped(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	long before = fk_drops(fk, CM_DROP_ATTR);
+	struct cm_mad mad;
+
+	fk->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IBA_ROCE;
+	fk_lap(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_ATTR), before + 1);
+	KUNIT_EXPECT_EQ(test, id->lap_state, IB_CM_LAP_UNINIT);
+}
+
+static void lap_outside_established_is_ignored(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
+	struct cm_mad mad;
+
+	fk_lap(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REP_RCVD);
+}
+
+static void apr_without_a_lap_is_not_delivered(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	struct cm_mad mad;
+
+	fk_mad(&mad, 0x1a, 0x700);
+	cm_set(&mad, CM_APR_LOCAL_COMM_ID, FK_PEER_ID);
+	cm_set(&mad, CM_APR_REMOTE_COMM_ID, fk_local(id));
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+}
+
+static struct kunit_case fk_sidr_lap_cases[] = {
+	KUNIT_CASE(sidr_req_and_rep_resolve_a_service),
+	KUNIT_CASE(sidr_req_timeout_reports_sidr_req_error),
+	KUNIT_CASE(sidr_req_on_a_listener_is_answered),
+	KUNIT_CASE(sidr_req_without_listener_is_unsupported),
+	KUNIT_CASE(lap_is_received_on_an_established_ib_connection),
+	KUNIT_CASE(lap_on_a_roce_port_is_dropped),
+	KUNIT_CASE(lap_outside_established_is_ignored),
+	KUNIT_CASE(apr_without_a_lap_is_not_delivered),
+	{}
+};
+
+static struct kunit_suite fk_sidr_lap_suite = {
+	.name = "ib_cm_sidr_lap",
+	.init = fk_init,
+	.exit = fk_exit,
+	.test_cases = fk_sidr_lap_cases,
+};
+
+/* ---------------------------------------------------------------------
+ * Duplicates and stale connections
+ */
+
+static void repeated_req_while_pending_is_counted_only(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct cm_mad mad;
+
+	fk_passive_req_rcvd(fk);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	FK_EXPECT_SENT(fk, 0, 0);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x10), 1L);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 2U);
+}
+
+static void repeated_req_after_rep_is_ignored(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct cm_mad mad;
+
+	fk_passive_rep_sent(fk);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	/* The REP is retried by the MAD layer; nothing extra goes out. */
+	FK_EXPECT_SENT(fk, 1, 0x13);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x10), 1L);
+}
+
+static void repeated_req_in_timewait_gets_stale_conn(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_established(fk);
+	struct cm_mad mad;
+
+	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
+	fk_settle(fk);
+	fk_conn_msg(&mad, 0x16, fk_local(id), FK_PEER_ID);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 3, 0x12);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+			(u64)IB_CM_REJ_STALE_CONN);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x10), 1L);
+	FK_EXPECT_EVENT(fk, 3, IB_CM_DREP_RECEIVED);
+}
+
+static void repeated_rep_when_established_resends_the_rtu(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	struct cm_mad mad;
+
+	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 3, 0x14);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->resent);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x13), 1L);
+	/* Counted as the stock module does: 1 + 1 retry. */
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, 0x14), 3L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT_RETRIES, 0x14), 1L);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+}
+
+static void repeated_rep_while_deciding_is_counted_only(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
+	struct cm_mad mad;
+
+	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 1, 0x10);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x13), 1L);
+}
+
+static void repeated_rep_after_mra_resends_the_mra(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
+	struct cm_mad mad;
+
+	KUNIT_ASSERT_EQ(test, ib_prepare_cm_mra(id), 0);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_MRA_REP_SENT);
+	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 2, 0x11);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_MRA_MESSAGE_MRAED),
+			(u64)CM_MSG_RESPONSE_REP);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x13), 1L);
+}
+
+static void repeated_dreq_in_timewait_resends_the_drep(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	struct cm_mad mad;
+
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_drep(id, NULL, 0), 0);
+	fk_settle(fk);
+	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 4, 0x16);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->resent);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x15), 1L);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
+}
+
+static void repeated_dreq_before_the_drep_is_counted_only(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	struct cm_mad mad;
+
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
+	FK_EXPECT_SENT(fk, 2, 0x14);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x15), 1L);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_RCVD);
+}
+
+static void dreq_for_a_forgotten_connection_gets_a_drep(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct cm_mad mad;
+
+	fk_dreq(&mad, 0x0badf00d, FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 1, 0x16);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_DREP_REMOTE_COMM_ID),
+			(u64)FK_PEER_ID);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_DREP_LOCAL_COMM_ID),
+			0x0badf00dULL);
+	FK_EXPECT_EVENT(fk, 0, FK_ANY);
+}
+
+static void new_req_from_a_busy_qp_is_stale(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_established(fk);
+	struct cm_mad mad;
+
+	/* Same QPN and CA GUID, another comm ID: the old one is stale. */
+	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	KUNIT_EXPECT_EQ(test, fk->sent[1].attr, 0x12);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk->sent[1].mad, CM_REJ_REASON),
+			(u64)IB_CM_REJ_STALE_CONN);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk->sent[1].mad, CM_REJ_REMOTE_COMM_ID),
+			(u64)FK_PEER_ID + 1);
+	/* And the established connection is torn down with a DREQ. */
+	FK_EXPECT_SENT(fk, 3, 0x15);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_SENT);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_RTU_RECEIVED);
+}
+
+static void new_req_from_another_qp_is_a_new_connection(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct cm_mad mad;
+
+	fk_passive_established(fk);
+	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN + 1, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 3, IB_CM_REQ_RECEIVED);
+	FK_EXPECT_SENT(fk, 1, 0x13);
+}
+
+static void qpn_is_free_again_in_timewait(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_established(fk);
+	struct cm_mad mad;
+
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_drep(id, NULL, 0), 0);
+	fk_settle(fk);
+	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 4, IB_CM_REQ_RECEIVED);
+}
+
+static void rep_from_a_busy_qp_is_stale(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id;
+	struct cm_mad mad;
+
+	/* A passive connection holds (FK_PEER_QPN, FK_PEER_GUID). */
+	fk_passive_established(fk);
+	id = fk_active_req_sent(fk);
+	fk_rep(&mad, fk_local(id), FK_PEER_ID + 7, FK_PEER_QPN);
+	fk_receive(fk, &mad);
+	/* REP, REQ, then a REJ for the REP and a DREQ for the old one. */
+	FK_EXPECT_SENT(fk, 4, 0x15);
+	KUNIT_EXPECT_EQ(test, fk->sent[2].attr, 0x12);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk->sent[2].mad, CM_REJ_REASON),
+			(u64)IB_CM_REJ_STALE_CONN);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk->sent[2].mad, CM_REJ_REMOTE_COMM_ID),
+			(u64)FK_PEER_ID + 7);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk->sent[3].mad, CM_DREQ_REMOTE_COMM_ID),
+			(u64)FK_PEER_ID);
+	KUNIT_EXPECT_NE(test, id->state, IB_CM_REP_RCVD);
+	KUNIT_EXPECT_NE(test, (int)fk_last_event(fk)->type,
+			(int)IB_CM_REP_RECEIVED);
+}
+
+static void our_timeout_rej_names_our_guid(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	__be64 guid;
+
+	fk_destroy(fk, id);
+	FK_EXPECT_SENT(fk, 2, 0x12);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+			(u64)IB_CM_REJ_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_ARI_LENGTH),
+			8ULL);
+	memcpy(&guid, cm_field_ptr(&fk_last(fk)->mad, CM_REJ_ARI), 8);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(guid), FK_OUR_GUID);
+}
+
+static struct kunit_case fk_dup_cases[] = {
+	KUNIT_CASE(repeated_req_while_pending_is_counted_only),
+	KUNIT_CASE(repeated_req_after_rep_is_ignored),
+	KUNIT_CASE(repeated_req_in_timewait_gets_stale_conn),
+	KUNIT_CASE(repeated_rep_when_established_resends_the_rtu),
+	KUNIT_CASE(repeated_rep_while_deciding_is_counted_only),
+	KUNIT_CASE(repeated_rep_after_mra_resends_the_mra),
+	KUNIT_CASE(repeated_dreq_in_timewait_resends_the_drep),
+	KUNIT_CASE(repeated_dreq_before_the_drep_is_counted_only),
+	KUNIT_CASE(dreq_for_a_forgotten_connection_gets_a_drep),
+	KUNIT_CASE(new_req_from_a_busy_qp_is_stale),
+	KUNIT_CASE(new_req_from_another_qp_is_a_new_connection),
+	KUNIT_CASE(qpn_is_free_again_in_timewait),
+	KUNIT_CASE(rep_from_a_busy_qp_is_stale),
+	KUNIT_CASE(our_timeout_rej_names_our_guid),
+	{}
+};
+
+static struct kunit_suite fk_dup_suite = {
+	.name = "ib_cm_duplicates",
+	.init = fk_init,
+	.exit = fk_exit,
+	.test_cases = fk_dup_cases,
+};
+
+/* ---------------------------------------------------------------------
+ * The handler contract
+ */
+
+static void nonzero_return_from_req_destroys_the_new_id(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct cm_mad mad;
+
+	fk_listen(fk);
+	fk->ret_for[IB_CM_REQ_RECEIVED] = 1;
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	fk_disown(fk, fk_last_event(fk)->id);
+	/* The peer hears a REJ; only the listener is left. */
+	FK_EXPECT_SENT(fk, 1, 0x12);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+			(u64)IB_CM_REJ_CONSUMER_DEFINED);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
+	/* The REQ can come again and find the listener. */
+	fk->ret_for[IB_CM_REQ_RECEIVED] = 0;
+	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_REQ_RECEIVED);
+}
+
+/* -ENOMEM from the REQ callback: no REJ, so that the peer may retry. */
+static void enomem_from_req_destroys_without_rej(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct cm_mad mad;
+
+	fk_listen(fk);
+	fk->ret_for[IB_CM_REQ_RECEIVED] = -ENOMEM;
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	fk_disown(fk, fk_last_event(fk)->id);
+	FK_EXPECT_SENT(fk, 0, 0);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
+	/* The retried REQ is a new connection, not a duplicate. */
+	fk->ret_for[IB_CM_REQ_RECEIVED] = 0;
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x10), 0L);
+}
+
+static void nonzero_return_from_sidr_req_destroys_the_new_id(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct cm_mad mad;
+
+	fk_listen(fk);
+	fk->ret_for[IB_CM_SIDR_REQ_RECEIVED] = 1;
+	fk_sidr_req(&mad, 0x99, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_SIDR_REQ_RECEIVED);
+	fk_disown(fk, fk_last_event(fk)->id);
+	FK_EXPECT_SENT(fk, 1, 0x18);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REP_STATUS),
+			(u64)IB_SIDR_REJECT);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
+}
+
+static void nonzero_return_from_rep_rejects_and_destroys(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	struct cm_mad mad;
+
+	fk->ret_for[IB_CM_REP_RECEIVED] = -EINVAL;
+	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	fk_receive(fk, &mad);
+	fk_disown(fk, id);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+	FK_EXPECT_SENT(fk, 2, 0x12);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 0U);
+}
+
+static void nonzero_return_from_dreq_answers_and_destroys(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	struct cm_mad mad;
+
+	fk->ret_for[IB_CM_DREQ_RECEIVED] = 1;
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	fk_disown(fk, id);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
+	FK_EXPECT_SENT(fk, 3, 0x16);
+	/* The id lingers in timewait for late DREQs, then goes. */
+	fk_end_timewaits(fk);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 0U);
+}
+
+static void handler_swapped_in_req_callback_gets_the_rest(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id;
+	struct cm_mad mad;
+
+	fk->swap_on_req = true;
+	id = fk_passive_req_rcvd(fk);
+	KUNIT_EXPECT_PTR_EQ(test, (void *)id->cm_handler, (void *)fk_handler2);
+	KUNIT_ASSERT_EQ(test, fk_send_rep(id), 0);
+	fk_settle(fk);
+	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	fk->ret_for[IB_CM_RTU_RECEIVED] = 1;	/* fk_handler2 ignores it */
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_RTU_RECEIVED);
+	KUNIT_EXPECT_PTR_EQ(test, fk_last_event(fk)->context, (void *)fk);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+}
+
+static void context_changed_between_events_is_seen(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
+	struct cm_mad mad;
+	int marker;
+
+	id->context = &marker;
+	KUNIT_ASSERT_EQ(test, ib_send_cm_rtu(id, NULL, 0), 0);
+	fk_settle(fk);
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
+	KUNIT_EXPECT_PTR_EQ(test, fk_last_event(fk)->context, (void *)&marker);
+	id->context = fk;
+}
+
+static int fk_self_destroying(struct ib_cm_id *id, const struct ib_cm_event *e)
+{
+	ib_destroy_cm_id(id);
+	return 0;
+}
+
+static void destroy_from_own_callback_is_refused(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_new_id(fk);
+	struct ib_cm_event event = { .event = IB_CM_USER_ESTABLISHED };
+
+	id->cm_handler = fk_self_destroying;
+	/* Delivered on this task, so that the warning can be caught. */
+	kunit_warning_suppress(test) {
+		cm_deliver(to_priv(id), &event);
+		KUNIT_EXPECT_SUPPRESSED_WARNING_COUNT(test, 1);
+	}
+	/* The id is intact and can be destroyed normally. */
+	KUNIT_EXPECT_FALSE(test, to_priv(id)->destroyed);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
+	fk_destroy(fk, id);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 0U);
+}
+
+static void no_event_after_destroy_returns(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	u32 local = fk_local(id);
+	struct cm_mad mad;
+
+	fk_destroy(fk, id);
+	FK_EXPECT_SENT(fk, 3, 0x15);
+	/* The DREP and a DREQ from the peer reach no handler. */
+	fk_conn_msg(&mad, 0x16, local, FK_PEER_ID);
+	fk_receive(fk, &mad);
+	fk_dreq(&mad, local, FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	fk_end_timewaits(fk);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+	/* The late DREQ was still answered. */
+	FK_EXPECT_SENT(fk, 4, 0x16);
+}
+
+static void listener_destroy_leaves_new_ids_alone(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *listen = fk_listen(fk);
+	struct ib_cm_id *id;
+	struct cm_mad mad;
+
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	id = fk_last_event(fk)->id;
+	fk_destroy(fk, listen);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REQ_RCVD);
+	KUNIT_EXPECT_EQ(test, fk_send_rep(id), 0);
+	fk_settle(fk);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REP_SENT);
+}
+
+static struct kunit_case fk_contract_cases[] = {
+	KUNIT_CASE(nonzero_return_from_req_destroys_the_new_id),
+	KUNIT_CASE(enomem_from_req_destroys_without_rej),
+	KUNIT_CASE(nonzero_return_from_sidr_req_destroys_the_new_id),
+	KUNIT_CASE(nonzero_return_from_rep_rejects_and_destroys),
+	KUNIT_CASE(nonzero_return_from_dreq_answers_and_destroys),
+	KUNIT_CASE(handler_swapped_in_req_callback_gets_the_rest),
+	KUNIT_CASE(context_changed_between_events_is_seen),
+	KUNIT_CASE(destroy_from_own_callback_is_refused),
+	KUNIT_CASE(no_event_after_destroy_returns),
+	KUNIT_CASE(listener_destroy_leaves_new_ids_alone),
+	{}
+};
+
+static struct kunit_suite fk_contract_suite = {
+	.name = "ib_cm_contract",
+	.init = fk_init,
+	.exit = fk_exit,
+	.test_cases = fk_contract_cases,
+};
+
+/* ---------------------------------------------------------------------
+ * Every state: destroyed, and timed out
+ */
+
+static struct ib_cm_id *fk_reach(struct fk *fk, enum ib_cm_state state)
+{
+	struct ib_cm_id *id;
+	struct cm_mad mad;
+
+	switch (state) {
+	case IB_CM_IDLE:
+		return fk_new_id(fk);
+	case IB_CM_LISTEN:
+		return fk_listen(fk);
+	case IB_CM_REQ_SENT:
+		return fk_active_req_sent(fk);
+	case IB_CM_REQ_RCVD:
+		return fk_passive_req_rcvd(fk);
+	case IB_CM_MRA_REQ_SENT:
+		id = fk_passive_req_rcvd(fk);
+		KUNIT_ASSERT_EQ(fk->test, ib_prepare_cm_mra(id), 0);
+		return id;
+	case IB_CM_MRA_REQ_RCVD:
+		id = fk_active_req_sent(fk);
+		fk_mra(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REQ, 20);
+		fk_receive(fk, &mad);
+		return id;
+	case IB_CM_REP_SENT:
+		return fk_passive_rep_sent(fk);
+	case IB_CM_MRA_REP_RCVD:
+		id = fk_passive_rep_sent(fk);
+		fk_mra(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REP, 20);
+		fk_receive(fk, &mad);
+		return id;
+	case IB_CM_REP_RCVD:
+		return fk_active_rep_rcvd(fk);
+	case IB_CM_MRA_REP_SENT:
+		id = fk_active_rep_rcvd(fk);
+		KUNIT_ASSERT_EQ(fk->test, ib_prepare_cm_mra(id), 0);
+		return id;
+	case IB_CM_ESTABLISHED:
+		return fk_active_established(fk);
+	case IB_CM_DREQ_SENT:
+		id = fk_active_established(fk);
+		KUNIT_ASSERT_EQ(fk->test, ib_send_cm_dreq(id, NULL, 0), 0);
+		fk_settle(fk);
+		return id;
+	case IB_CM_DREQ_RCVD:
+		id = fk_active_established(fk);
+		fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+		fk_receive(fk, &mad);
+		return id;
+	case IB_CM_TIMEWAIT:
+		id = fk_active_established(fk);
+		fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+		fk_receive(fk, &mad);
+		KUNIT_ASSERT_EQ(fk->test, ib_send_cm_drep(id, NULL, 0), 0);
+		fk_settle(fk);
+		return id;
+	case IB_CM_SIDR_REQ_SENT:
+		id = fk_new_id(fk);
+		KUNIT_ASSERT_EQ(fk->test, fk_send_sidr_req(id), 0);
+		return id;
+	case IB_CM_SIDR_REQ_RCVD:
+		fk_listen(fk);
+		fk_sidr_req(&mad, 0x55, FK_SID);
+		fk_receive(fk, &mad);
+		KUNIT_ASSERT_EQ(fk->test, fk->nevents, 1U);
+		return fk_last_event(fk)->id;
+	}
+	return NULL;
+}
+
+struct fk_destroy_case {
+	enum ib_cm_state state;
+	u16 sends;		/* attribute of what destroy sends, or 0 */
+	u16 rej_reason;		/* for a REJ */
+	u8 sidr_status;		/* for a SIDR_REP */
+	bool timewait;		/* the id lingers in timewait */
+	bool anonymous;		/* REJ of a REQ: local comm ID 0, as stock */
+};
+
+static const struct fk_destroy_case fk_destroy_cases[] = {
+	{ IB_CM_IDLE, 0 },
+	{ IB_CM_LISTEN, 0 },
+	{ IB_CM_REQ_SENT, 0x12, IB_CM_REJ_TIMEOUT },
+	{ IB_CM_MRA_REQ_RCVD, 0x12, IB_CM_REJ_TIMEOUT },
+	{ IB_CM_REQ_RCVD, 0x12, IB_CM_REJ_CONSUMER_DEFINED, 0, false, true },
+	{ IB_CM_MRA_REQ_SENT, 0x12, IB_CM_REJ_CONSUMER_DEFINED },
+	{ IB_CM_REP_SENT, 0x12, IB_CM_REJ_CONSUMER_DEFINED, 0, true },
+	{ IB_CM_MRA_REP_RCVD, 0x12, IB_CM_REJ_CONSUMER_DEFINED, 0, true },
+	{ IB_CM_REP_RCVD, 0x12, IB_CM_REJ_CONSUMER_DEFINED },
+	{ IB_CM_MRA_REP_SENT, 0x12, IB_CM_REJ_CONSUMER_DEFINED },
+	{ IB_CM_ESTABLISHED, 0x15, 0, 0, true },
+	{ IB_CM_DREQ_SENT, 0, 0, 0, true },
+	{ IB_CM_DREQ_RCVD, 0x16, 0, 0, true },
+	{ IB_CM_TIMEWAIT, 0, 0, 0, true },
+	{ IB_CM_SIDR_REQ_SENT, 0 },
+	{ IB_CM_SIDR_REQ_RCVD, 0x18, 0, IB_SIDR_REJECT },
+};
+
+static const char * const fk_state_names[] = {
+	[IB_CM_IDLE] = "IDLE", [IB_CM_LISTEN] = "LISTEN",
+	[IB_CM_REQ_SENT] = "REQ_SENT", [IB_CM_REQ_RCVD] = "REQ_RCVD",
+	[IB_CM_MRA_REQ_SENT] = "MRA_REQ_SENT",
+	[IB_CM_MRA_REQ_RCVD] = "MRA_REQ_RCVD", [IB_CM_REP_SENT] = "REP_SENT",
+	[IB_CM_MRA_REP_RCVD] = "MRA_REP_RCVD", [IB_CM_REP_RCVD] = "REP_RCVD",
+	[IB_CM_MRA_REP_SENT] = "MRA_REP_SENT",
+	[IB_CM_ESTABLISHED] = "ESTABLISHED", [IB_CM_DREQ_SENT] = "DREQ_SENT",
+	[IB_CM_DREQ_RCVD] = "DREQ_RCVD", [IB_CM_TIMEWAIT] = "TIMEWAIT",
+	[IB_CM_SIDR_REQ_SENT] = "SIDR_REQ_SENT",
+	[IB_CM_SIDR_REQ_RCVD] = "SIDR_REQ_RCVD",
+};
+
+static void fk_destroy_desc(const struct fk_destroy_case *c, char *desc)
+{
+	strscpy(desc, fk_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fk_destroy, fk_destroy_cases, fk_destroy_desc);
+
+static void destroy_tells_the_peer_what_it_needs(struct kunit *test)
+{
+	const struct fk_destroy_case *c = test->param_value;
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_reach(fk, c->state);
+	unsigned int sent, events, ids;
+	u32 local;
+
+	KUNIT_ASSERT_NOT_NULL(test, id);
+	KUNIT_ASSERT_EQ(test, id->state, c->state);
+	local = fk_local(id);
+	sent = fk->nsent;
+	events = fk->nevents;
+	ids = fk_ids_on_device(fk);
+
+	fk_destroy(fk, id);
+	if (c->sends) {
+		FK_EXPECT_SENT(fk, sent + 1, c->sends);
+		if (c->sends == 0x12)
+			KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
+						     CM_REJ_REASON),
+					(u64)c->rej_reason);
+		if (c->sends == 0x18)
+			KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
+						     CM_SIDR_REP_STATUS),
+					(u64)c->sidr_status);
+		if (c->sends != 0x18)
+			KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
+						     CM_RTU_LOCAL_COMM_ID),
+					c->anonymous ? 0ULL : (u64)local);
+	} else {
+		FK_EXPECT_SENT(fk, sent, 0);
+	}
+	/* Nothing is retried for a destroyed id... */
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+	/* ...it is gone, or waits out timewait... */
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk),
+			ids - (c->timewait ? 0 : 1));
+	fk_end_timewaits(fk);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), ids - 1);
+	/* ...and its handler hears nothing more, timewait's end included. */
+	KUNIT_EXPECT_EQ(test, fk->nevents, events);
+}
+
+struct fk_timeout_case {
+	enum ib_cm_state state;
+	enum ib_cm_event_type event;
+	enum ib_cm_state after;
+};
+
+static const struct fk_timeout_case fk_timeout_cases[] = {
+	{ IB_CM_REQ_SENT, IB_CM_REQ_ERROR, IB_CM_IDLE },
+	{ IB_CM_MRA_REQ_RCVD, IB_CM_REQ_ERROR, IB_CM_IDLE },
+	{ IB_CM_REP_SENT, IB_CM_REP_ERROR, IB_CM_IDLE },
+	{ IB_CM_MRA_REP_RCVD, IB_CM_REP_ERROR, IB_CM_IDLE },
+	{ IB_CM_DREQ_SENT, IB_CM_DREQ_ERROR, IB_CM_TIMEWAIT },
+	{ IB_CM_SIDR_REQ_SENT, IB_CM_SIDR_REQ_ERROR, IB_CM_IDLE },
+};
+
+static void fk_timeout_desc(const struct fk_timeout_case *c, char *desc)
+{
+	strscpy(desc, fk_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fk_timeout, fk_timeout_cases, fk_timeout_desc);
+
+static void waiting_state_times_out_with_its_error(struct kunit *test)
+{
+	const struct fk_timeout_case *c = test->param_value;
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_reach(fk, c->state);
+	unsigned int events;
+
+	KUNIT_ASSERT_EQ(test, id->state, c->state);
+	events = fk->nevents;
+	KUNIT_ASSERT_TRUE(test, fk_time_out(fk));
+	FK_EXPECT_EVENT(fk, events + 1, c->event);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->status,
+			(int)IB_WC_RESP_TIMEOUT_ERR);
+	KUNIT_EXPECT_EQ(test, id->state, c->after);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+}
+
+/* States that wait for the consumer or the peer without a timer. */
+static const enum ib_cm_state fk_untimed_states[] = {
+	IB_CM_IDLE, IB_CM_LISTEN, IB_CM_REQ_RCVD, IB_CM_MRA_REQ_SENT,
+	IB_CM_REP_RCVD, IB_CM_MRA_REP_SENT, IB_CM_ESTABLISHED,
+	IB_CM_DREQ_RCVD,
+};
+
+static void fk_untimed_desc(const enum ib_cm_state *s, char *desc)
+{
+	strscpy(desc, fk_state_names[*s], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fk_untimed, fk_untimed_states, fk_untimed_desc);
+
+static void consumer_states_have_nothing_to_time_out(struct kunit *test)
+{
+	const enum ib_cm_state *s = test->param_value;
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_reach(fk, *s);
+
+	KUNIT_ASSERT_EQ(test, id->state, *s);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+	fk_end_timewaits(fk);
+	KUNIT_EXPECT_EQ(test, id->state, *s);
+}
+
+struct fk_rx_case {
+	enum ib_cm_state state;
+	u16 reason;		/* REJ only */
+	bool delivered;		/* the handler hears of it */
+	enum ib_cm_state after;
+};
+
+static void fk_rx_desc(const struct fk_rx_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s", fk_state_names[c->state],
+		 c->reason == IB_CM_REJ_STALE_CONN ? " stale" : "");
+}
+
+static const struct fk_rx_case fk_rej_cases[] = {
+	{ IB_CM_REQ_SENT, IB_CM_REJ_CONSUMER_DEFINED, true, IB_CM_IDLE },
+	{ IB_CM_REQ_SENT, IB_CM_REJ_STALE_CONN, true, IB_CM_TIMEWAIT },
+	{ IB_CM_MRA_REQ_RCVD, IB_CM_REJ_CONSUMER_DEFINED, true, IB_CM_IDLE },
+	{ IB_CM_REQ_RCVD, IB_CM_REJ_TIMEOUT, true, IB_CM_IDLE },
+	{ IB_CM_MRA_REQ_SENT, IB_CM_REJ_TIMEOUT, true, IB_CM_IDLE },
+	{ IB_CM_REP_SENT, IB_CM_REJ_CONSUMER_DEFINED, true, IB_CM_IDLE },
+	{ IB_CM_REP_SENT, IB_CM_REJ_STALE_CONN, true, IB_CM_TIMEWAIT },
+	{ IB_CM_REQ_RCVD, IB_CM_REJ_STALE_CONN, true, IB_CM_TIMEWAIT },
+	{ IB_CM_MRA_REP_RCVD, IB_CM_REJ_CONSUMER_DEFINED, true, IB_CM_IDLE },
+	{ IB_CM_REP_RCVD, IB_CM_REJ_CONSUMER_DEFINED, true, IB_CM_TIMEWAIT },
+	{ IB_CM_MRA_REP_SENT, IB_CM_REJ_CONSUMER_DEFINED, true, IB_CM_TIMEWAIT },
+	{ IB_CM_ESTABLISHED, IB_CM_REJ_CONSUMER_DEFINED, true, IB_CM_TIMEWAIT },
+	{ IB_CM_DREQ_SENT, IB_CM_REJ_CONSUMER_DEFINED, true, IB_CM_TIMEWAIT },
+	{ IB_CM_DREQ_RCVD, IB_CM_REJ_CONSUMER_DEFINED, false, IB_CM_DREQ_RCVD },
+	{ IB_CM_TIMEWAIT, IB_CM_REJ_CONSUMER_DEFINED, false, IB_CM_TIMEWAIT },
+};
+
+KUNIT_ARRAY_PARAM(fk_rej, fk_rej_cases, fk_rx_desc);
+
+/* A REJ in every state: idle, timewait, or ignored. */
+static void rej_received_in_each_state(struct kunit *test)
+{
+	const struct fk_rx_case *c = test->param_value;
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_reach(fk, c->state);
+	__be64 guid = cpu_to_be64(FK_PEER_GUID);
+	unsigned int events;
+	struct cm_mad mad;
+	u8 rejected;
+
+	KUNIT_ASSERT_EQ(test, id->state, c->state);
+	events = fk->nevents;
+	switch (c->state) {
+	case IB_CM_REQ_SENT:
+	case IB_CM_MRA_REQ_RCVD:
+		rejected = CM_MSG_RESPONSE_REQ;
+		break;
+	case IB_CM_REP_SENT:
+	case IB_CM_MRA_REP_RCVD:
+		rejected = CM_MSG_RESPONSE_REP;
+		break;
+	default:
+		rejected = CM_MSG_RESPONSE_OTHER;
+		break;
+	}
+	fk_rej(&mad, fk_local(id), FK_PEER_ID, rejected, c->reason);
+	if (c->reason == IB_CM_REJ_TIMEOUT) {
+		/* A timed-out active side names itself by its GUID. */
+		cm_set(&mad, CM_REJ_REMOTE_COMM_ID, 0);
+		cm_set(&mad, CM_REJ_ARI_LENGTH, sizeof(guid));
+		memcpy(cm_field_ptr(&mad, CM_REJ_ARI), &guid, sizeof(guid));
+	}
+	fk_receive(fk, &mad);
+	if (c->delivered) {
+		FK_EXPECT_EVENT(fk, events + 1, IB_CM_REJ_RECEIVED);
+		KUNIT_EXPECT_EQ(test, fk_last_event(fk)->reason, (int)c->reason);
+	} else {
+		FK_EXPECT_EVENT(fk, events, FK_ANY);
+	}
+	KUNIT_EXPECT_EQ(test, id->state, c->after);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+}
+
+struct fk_dreq_case {
+	enum ib_cm_state state;
+	enum ib_cm_state after;
+	u16 answer;		/* what goes out at once, or 0 */
+	bool delivered;
+	bool duplicate;
+};
+
+static const struct fk_dreq_case fk_dreq_cases[] = {
+	/* Our REQ is unanswered: the DREQ names no connection we know. */
+	{ IB_CM_REQ_SENT, IB_CM_REQ_SENT, 0x16, false, true },
+	{ IB_CM_REP_RCVD, IB_CM_REP_RCVD },
+	{ IB_CM_REP_SENT, IB_CM_DREQ_RCVD, 0, true },
+	{ IB_CM_MRA_REP_RCVD, IB_CM_DREQ_RCVD, 0, true },
+	{ IB_CM_ESTABLISHED, IB_CM_DREQ_RCVD, 0, true },
+	{ IB_CM_DREQ_SENT, IB_CM_DREQ_RCVD, 0, true },
+	{ IB_CM_DREQ_RCVD, IB_CM_DREQ_RCVD, 0, false, true },
+	{ IB_CM_TIMEWAIT, IB_CM_TIMEWAIT, 0x16, false, true },
+};
+
+static void fk_dreq_desc(const struct fk_dreq_case *c, char *desc)
+{
+	strscpy(desc, fk_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fk_dreq, fk_dreq_cases, fk_dreq_desc);
+
+/* A DREQ in every state that has a peer to send one. */
+static void dreq_received_in_each_state(struct kunit *test)
+{
+	const struct fk_dreq_case *c = test->param_value;
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_reach(fk, c->state);
+	unsigned int events, sent;
+	long dups;
+	struct cm_mad mad;
+
+	KUNIT_ASSERT_EQ(test, id->state, c->state);
+	events = fk->nevents;
+	sent = fk->nsent;
+	dups = fk_count(fk, CM_RECV_DUPLICATES, 0x15);
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, events + c->delivered,
+			c->delivered ? IB_CM_DREQ_RECEIVED : FK_ANY);
+	FK_EXPECT_SENT(fk, sent + !!c->answer, c->answer);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x15),
+			dups + c->duplicate);
+	KUNIT_EXPECT_EQ(test, id->state, c->after);
+	/* An answered DREQ leaves nothing to retry. */
+	if (c->delivered)
+		KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+}
+
+struct fk_user_rej_case {
+	enum ib_cm_state state;
+	u8 rejected;		/* MESSAGE_REJECTED of the REJ */
+	enum ib_cm_state after;
+};
+
+static const struct fk_user_rej_case fk_user_rej_cases[] = {
+	{ IB_CM_REQ_SENT, CM_MSG_RESPONSE_OTHER, IB_CM_IDLE },
+	{ IB_CM_MRA_REQ_RCVD, CM_MSG_RESPONSE_OTHER, IB_CM_IDLE },
+	{ IB_CM_REQ_RCVD, CM_MSG_RESPONSE_REQ, IB_CM_IDLE },
+	{ IB_CM_MRA_REQ_SENT, CM_MSG_RESPONSE_REQ, IB_CM_IDLE },
+	{ IB_CM_REP_RCVD, CM_MSG_RESPONSE_REP, IB_CM_IDLE },
+	{ IB_CM_MRA_REP_SENT, CM_MSG_RESPONSE_REP, IB_CM_IDLE },
+	{ IB_CM_REP_SENT, CM_MSG_RESPONSE_OTHER, IB_CM_TIMEWAIT },
+	{ IB_CM_MRA_REP_RCVD, CM_MSG_RESPONSE_OTHER, IB_CM_TIMEWAIT },
+};
+
+static void fk_user_rej_desc(const struct fk_user_rej_case *c, char *desc)
+{
+	strscpy(desc, fk_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fk_user_rej, fk_user_rej_cases, fk_user_rej_desc);
+
+/* ib_send_cm_rej() in every state that allows it. */
+static void user_rej_in_each_state(struct kunit *test)
+{
+	const struct fk_user_rej_case *c = test->param_value;
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_reach(fk, c->state);
+	unsigned int events, sent;
+
+	KUNIT_ASSERT_EQ(test, id->state, c->state);
+	events = fk->nevents;
+	sent = fk->nsent;
+	KUNIT_ASSERT_EQ(test, ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED,
+					     NULL, 0, fk_pdata, 8), 0);
+	fk_settle(fk);
+	FK_EXPECT_SENT(fk, sent + 1, 0x12);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_MESSAGE_REJECTED),
+			(u64)c->rejected);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+			(u64)IB_CM_REJ_CONSUMER_DEFINED);
+	KUNIT_EXPECT_EQ(test, memcmp(cm_field_ptr(&fk_last(fk)->mad,
+						  CM_REJ_PRIVATE_DATA),
+				     fk_pdata, 8), 0);
+	KUNIT_EXPECT_EQ(test, id->state, c->after);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+	FK_EXPECT_EVENT(fk, events, FK_ANY);
+}
+
+static void drep_after_crossed_dreqs_ends_in_timewait(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_reach(fk, IB_CM_DREQ_SENT);
+	struct cm_mad mad;
+
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(test, id->state, IB_CM_DREQ_RCVD);
+	/* The peer answers our DREQ before we answer its own. */
+	fk_conn_msg(&mad, 0x16, fk_local(id), FK_PEER_ID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 3, IB_CM_DREP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
+}
+
+static void prepared_mra_answers_a_repeated_lap(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	struct cm_mad mad;
+
+	fk_lap(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(test, id->lap_state, IB_CM_LAP_RCVD);
+	KUNIT_ASSERT_EQ(test, ib_prepare_cm_mra(id), 0);
+	KUNIT_EXPECT_EQ(test, id->lap_state, IB_CM_MRA_LAP_SENT);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 3, 0x11);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_MRA_MESSAGE_MRAED),
+			(u64)CM_MSG_RESPONSE_OTHER);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_LAP_RECEIVED);
+	/* While the LAP is pending, path migration is refused. */
+	KUNIT_EXPECT_NE(test, ib_cm_notify(id, IB_EVENT_PATH_MIG), 0);
+}
+
+static void timewait_ends_in_idle_with_an_event(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_reach(fk, IB_CM_TIMEWAIT);
+	unsigned int events = fk->nevents;
+
+	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	fk_end_timewaits(fk);
+	FK_EXPECT_EVENT(fk, events + 1, IB_CM_TIMEWAIT_EXIT);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+	/* The id may connect again. */
+	KUNIT_EXPECT_EQ(test, fk_send_req(id), 0);
+}
+
+static void send_error_other_than_timeout_is_reported(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	struct fk_msg *m;
+
+	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
+	m = fk_tracked(fk);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	/* A transport error other than a timeout is reported the same way. */
+	fk_complete(fk, m, IB_WC_GENERAL_ERR);
+	fk_flush();
+	fk_settle(fk);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_ERROR);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->status, (int)IB_WC_GENERAL_ERR);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
+}
+
+static struct kunit_case fk_state_cases[] = {
+	KUNIT_CASE_PARAM(destroy_tells_the_peer_what_it_needs,
+			 fk_destroy_gen_params),
+	KUNIT_CASE_PARAM(waiting_state_times_out_with_its_error,
+			 fk_timeout_gen_params),
+	KUNIT_CASE_PARAM(consumer_states_have_nothing_to_time_out,
+			 fk_untimed_gen_params),
+	KUNIT_CASE_PARAM(rej_received_in_each_state, fk_rej_gen_params),
+	KUNIT_CASE_PARAM(dreq_received_in_each_state, fk_dreq_gen_params),
+	KUNIT_CASE_PARAM(user_rej_in_each_state, fk_user_rej_gen_params),
+	KUNIT_CASE(drep_after_crossed_dreqs_ends_in_timewait),
+	KUNIT_CASE(prepared_mra_answers_a_repeated_lap),
+	KUNIT_CASE(timewait_ends_in_idle_with_an_event),
+	KUNIT_CASE(send_error_other_than_timeout_is_reported),
+	{}
+};
+
+static struct kunit_suite fk_state_suite = {
+	.name = "ib_cm_states",
+	.init = fk_init,
+	.exit = fk_exit,
+	.test_cases = fk_state_cases,
+};
