@@ -13,8 +13,9 @@
 #   abi:         tools/testing/abi/check.sh, when it exists
 #   man:         tools/testing/man/check.sh (kernel-doc, man pages, the
 #                design document's transition tables against cm.c)
-#   kunit:       tools/testing/kunit/run.sh (the KUnit suites; the debug
-#                configuration is "make kunit KUNIT_DEBUG=1", not run here)
+#   kunit:       tools/testing/kunit/run.sh (the KUnit suites)
+#   kunit debug: the same suites under KASAN, lockdep, kmemleak and
+#                debugobjects (run.sh --debug); any report of theirs fails
 #   vm ours:     the VM suite on our module, one line per test
 #   vm stock:    the same suite on the stock module (the baseline); its
 #                known failures are "not ok ... # TODO" and count as passed
@@ -109,6 +110,8 @@ if step root "sid root" "$here/vm/mkroot.sh"; then
 		"$src/tools/testing/man/check.sh"
 	step kunit "KUnit suites (kernel built from linux-source-7.2)" \
 		"$src/tools/testing/kunit/run.sh"
+	step kunit-debug "KUnit suites under KASAN, lockdep, kmemleak, debugobjects" \
+		"$src/tools/testing/kunit/run.sh" --debug
 	vm ours
 	vm stock
 fi
