@@ -90,6 +90,10 @@ struct fk {
 	struct fk_event events[FK_EVENTS_MAX];
 	unsigned int rx_freed;
 
+	/* Failures to inject. */
+	int post_ret;			/* fk_post() returns it */
+	int wc_ret;			/* fk_ah_from_wc() returns it */
+
 	/* How the handler behaves. */
 	int ret_for[IB_CM_SIDR_REP_RECEIVED + 1];
 	bool swap_on_req;
@@ -124,6 +128,8 @@ static int fk_ah_from_path(struct cm_port *port, struct sa_path_rec *path,
 static int fk_ah_from_wc(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 			 struct rdma_ah_attr *ah_attr)
 {
+	if (fk_cur->wc_ret)
+		return fk_cur->wc_ret;
 	ah_attr->type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_dlid(ah_attr, recv_wc->wc->slid);
 	rdma_ah_set_port_num(ah_attr, port->port_num);
@@ -163,6 +169,8 @@ static int fk_post(struct ib_mad_send_buf *msg)
 	unsigned long flags;
 	struct fk_sent *s;
 
+	if (fk->post_ret)
+		return fk->post_ret;
 	spin_lock_irqsave(&fk->lock, flags);
 	if (fk->nsent < FK_SENT_MAX) {
 		s = &fk->sent[fk->nsent];
@@ -1671,6 +1679,11 @@ static void repeated_rep_after_mra_resends_the_mra(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_MRA_MESSAGE_MRAED),
 			(u64)CM_MSG_RESPONSE_REP);
 	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x13), 1L);
+	/* The RTU still completes the connection. */
+	KUNIT_ASSERT_EQ(test, ib_send_cm_rtu(id, NULL, 0), 0);
+	fk_settle(fk);
+	FK_EXPECT_SENT(fk, 3, 0x14);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
 }
 
 static void repeated_dreq_in_timewait_resends_the_drep(struct kunit *test)
@@ -2300,6 +2313,9 @@ static const struct fk_rx_case fk_rej_cases[] = {
 	{ IB_CM_REQ_SENT, IB_CM_REJ_CONSUMER_DEFINED, true, IB_CM_IDLE },
 	{ IB_CM_REQ_SENT, IB_CM_REJ_STALE_CONN, true, IB_CM_TIMEWAIT },
 	{ IB_CM_MRA_REQ_RCVD, IB_CM_REJ_CONSUMER_DEFINED, true, IB_CM_IDLE },
+	{ IB_CM_MRA_REQ_RCVD, IB_CM_REJ_STALE_CONN, true, IB_CM_TIMEWAIT },
+	{ IB_CM_MRA_REQ_SENT, IB_CM_REJ_STALE_CONN, true, IB_CM_TIMEWAIT },
+	{ IB_CM_MRA_REP_RCVD, IB_CM_REJ_STALE_CONN, true, IB_CM_TIMEWAIT },
 	{ IB_CM_REQ_RCVD, IB_CM_REJ_TIMEOUT, true, IB_CM_IDLE },
 	{ IB_CM_MRA_REQ_SENT, IB_CM_REJ_TIMEOUT, true, IB_CM_IDLE },
 	{ IB_CM_REP_SENT, IB_CM_REJ_CONSUMER_DEFINED, true, IB_CM_IDLE },
@@ -2501,6 +2517,93 @@ static void prepared_mra_answers_a_repeated_lap(struct kunit *test)
 	KUNIT_EXPECT_NE(test, ib_cm_notify(id, IB_EVENT_PATH_MIG), 0);
 }
 
+static void comm_est_after_an_mra_for_the_rep(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_reach(fk, IB_CM_MRA_REP_RCVD);
+
+	KUNIT_ASSERT_EQ(test, id->state, IB_CM_MRA_REP_RCVD);
+	KUNIT_ASSERT_EQ(test, ib_cm_notify(id, IB_EVENT_COMM_EST), 0);
+	fk_flush();
+	fk_settle(fk);
+	FK_EXPECT_EVENT(fk, 3, IB_CM_USER_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+}
+
+static void dreq_that_cannot_be_posted_goes_to_timewait(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+
+	fk->post_ret = -ENOMEM;
+	KUNIT_EXPECT_EQ(test, ib_send_cm_dreq(id, NULL, 0), -ENOMEM);
+	fk->post_ret = 0;
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	FK_EXPECT_SENT(fk, 2, 0x14);
+	fk_end_timewaits(fk);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_TIMEWAIT_EXIT);
+}
+
+static void req_that_cannot_be_posted_leaves_the_id_idle(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_new_id(fk);
+
+	fk->post_ret = -EAGAIN;
+	KUNIT_EXPECT_EQ(test, fk_send_req(id), -EAGAIN);
+	fk->post_ret = 0;
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_send_req(id), 0);
+}
+
+static void unroutable_req_and_sidr_req_are_dropped(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct cm_mad mad;
+
+	fk_listen(fk);
+	fk->wc_ret = -EHOSTUNREACH;
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	fk_sidr_req(&mad, 0x31, FK_SID);
+	fk_receive(fk, &mad);
+	fk->wc_ret = 0;
+	FK_EXPECT_EVENT(fk, 0, FK_ANY);
+	FK_EXPECT_SENT(fk, 0, 0);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_FIELD), 2L);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
+	KUNIT_EXPECT_EQ(test, fk->rx_freed, 2U);
+}
+
+static void xrc_target_is_destroyed_without_dreq(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id;
+	struct cm_mad mad;
+
+	fk_listen(fk);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	cm_set(&mad, CM_REQ_TRANSPORT_SERVICE, CM_REQ_TRANSPORT_EXTENDED);
+	cm_set(&mad, CM_REQ_EXT_TRANSPORT, CM_REQ_EXT_TRANSPORT_XRC);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	id = fk_last_event(fk)->id;
+	KUNIT_ASSERT_EQ(test, fk_send_rep(id), 0);
+	fk_settle(fk);
+	/* An XRC target's QPN travels in the EECN field, with an SRQ. */
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REP_LOCAL_EECN),
+			(u64)FK_OUR_QPN);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REP_SRQ), 1ULL);
+	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(test, id->state, IB_CM_ESTABLISHED);
+	fk_destroy(fk, id);
+	FK_EXPECT_SENT(fk, 1, 0x13);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
+}
+
 static void timewait_ends_in_idle_with_an_event(struct kunit *test)
 {
 	struct fk *fk = test->priv;
@@ -2545,6 +2648,11 @@ static struct kunit_case fk_state_cases[] = {
 	KUNIT_CASE_PARAM(user_rej_in_each_state, fk_user_rej_gen_params),
 	KUNIT_CASE(drep_after_crossed_dreqs_ends_in_timewait),
 	KUNIT_CASE(prepared_mra_answers_a_repeated_lap),
+	KUNIT_CASE(comm_est_after_an_mra_for_the_rep),
+	KUNIT_CASE(dreq_that_cannot_be_posted_goes_to_timewait),
+	KUNIT_CASE(req_that_cannot_be_posted_leaves_the_id_idle),
+	KUNIT_CASE(unroutable_req_and_sidr_req_are_dropped),
+	KUNIT_CASE(xrc_target_is_destroyed_without_dreq),
 	KUNIT_CASE(timewait_ends_in_idle_with_an_event),
 	KUNIT_CASE(send_error_other_than_timeout_is_reported),
 	{}
