@@ -208,7 +208,6 @@ struct cm_av {
  * @retry_count: transport retry count
  * @rnr_retry_count: RNR retry count
  * @target_ack_delay: the peer's ACK delay from its REP
- * @service_timeout: timeout added by a received MRA
  * @sidr_gid: source GID of a received SIDR_REQ (with @sidr_lid, its key)
  * @sidr_lid: source LID of a received SIDR_REQ
  * @rcu: frees the structure after lookups under RCU are done with it
@@ -250,7 +249,6 @@ struct cm_id_priv {
 	u8 retry_count;
 	u8 rnr_retry_count;
 	u8 target_ack_delay;
-	u8 service_timeout;
 	union ib_gid sidr_gid;
 	u16 sidr_lid;
 	struct rcu_head rcu;
@@ -2013,7 +2011,6 @@ static void cm_recv_mra(struct cm_work *work)
 	default:
 		goto drop;
 	}
-	p->service_timeout = service_timeout;
 	spin_unlock_irq(&p->lock);
 	event.param.mra_rcvd.service_timeout = service_timeout;
 	event.private_data = cm_field_ptr(mra, CM_MRA_PRIVATE_DATA);
@@ -3245,8 +3242,6 @@ int ib_prepare_cm_mra(struct ib_cm_id *cm_id)
 		ret = -EINVAL;
 		break;
 	}
-	if (!ret)
-		p->service_timeout = CM_MRA_SERVICE_TIMEOUT_VALUE;
 	spin_unlock_irqrestore(&p->lock, flags);
 	return ret;
 }

@@ -1340,6 +1340,8 @@ static void prepared_mra_answers_a_repeated_req(struct kunit *test)
 			(u64)CM_MSG_RESPONSE_REQ);
 	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_MRA_REMOTE_COMM_ID),
 			(u64)FK_PEER_ID);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_MRA_SERVICE_TIMEOUT),
+			(u64)CM_MRA_SERVICE_TIMEOUT_VALUE);
 	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x10), 1L);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
 	/* The REP may still follow. */
