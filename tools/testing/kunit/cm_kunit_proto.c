@@ -9,7 +9,7 @@
  * with a response timeout); received MADs are handed to cm_recv_handler()
  * as the MAD layer would; cm.wq is flushed after every step, so each test
  * runs the protocol one deterministic step at a time.  Timewait, which
- * lasts seconds with the paths used here, is ended on demand.
+ * lasts half a minute with the paths used here, is ended on demand.
  *
  * The port belongs to a fake device: a zeroed struct ib_device with one
  * InfiniBand port, a cm_device that is not on cm.devices, and MAD agents
@@ -35,7 +35,12 @@
 #define FK_OUR_QPN	0x000456U
 #define FK_SID		0x10000000000abcdeULL
 #define FK_PEER_LID	0x0011
-#define FK_LIFE		18	/* packet lifetime: timewait lasts ~2 s */
+/*
+ * Packet lifetime of the paths: timewait lasts 2^(FK_LIFE + 1) * 4.096 us,
+ * about 34 s, so it never ends by itself while a test runs (even under
+ * KASAN in TCG); fk_end_timewaits() ends it.
+ */
+#define FK_LIFE		22
 
 struct fk_sent {
 	u16 attr;		/* attribute ID, host order */
