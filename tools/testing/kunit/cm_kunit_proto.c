@@ -61,6 +61,8 @@ struct fk_event {
 	u8 pdata[FK_KEEP];
 	int status;			/* send_status, SIDR_REP status */
 	u32 qpn;			/* REQ: remote QPN; SIDR_REP: QPN */
+	int qp_type;			/* REQ */
+	bool alt_path;			/* REQ: an alternate path came */
 	int state;			/* the id's state during the call */
 };
 
@@ -75,6 +77,7 @@ struct fk_msg {
 struct fk_rx {
 	struct ib_mad_recv_wc wc;
 	struct ib_wc ib_wc;
+	struct ib_grh grh;
 	struct ib_mad mad;
 };
 
@@ -97,6 +100,7 @@ struct fk {
 
 	/* Failures to inject. */
 	int post_ret;			/* fk_post() returns it */
+	bool create_fails;		/* fk_create_msg() has no memory */
 	int wc_ret;			/* fk_ah_from_wc() returns it */
 
 	/* How the handler behaves. */
@@ -150,8 +154,11 @@ static struct ib_mad_send_buf *fk_create_msg(struct ib_mad_agent *agent,
 					     u32 remote_qpn, u16 pkey_index,
 					     struct rdma_ah_attr *ah_attr)
 {
-	struct fk_msg *m = kzalloc_obj(*m, GFP_ATOMIC);
+	struct fk_msg *m;
 
+	if (fk_cur->create_fails)
+		return ERR_PTR(-ENOMEM);
+	m = kzalloc_obj(*m, GFP_ATOMIC);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&m->node);
@@ -308,12 +315,21 @@ static bool fk_time_out(struct fk *fk)
 	return true;
 }
 
-/* Hand @mad to the CM as received from the peer (LID FK_PEER_LID). */
-static void fk_receive(struct fk *fk, const struct cm_mad *mad)
+/*
+ * Hand @mad to the CM as received from the peer (LID FK_PEER_LID), with a
+ * GRH naming @sgid if that is not NULL.
+ */
+static void fk_receive_grh(struct fk *fk, const struct cm_mad *mad,
+			   const union ib_gid *sgid)
 {
 	struct fk_rx *rx = kzalloc_obj(*rx);
 
 	KUNIT_ASSERT_NOT_NULL(fk->test, rx);
+	rx->wc.recv_buf.grh = &rx->grh;
+	if (sgid) {
+		rx->grh.sgid = *sgid;
+		rx->ib_wc.wc_flags = IB_WC_GRH;
+	}
 	memcpy(&rx->mad, mad, sizeof(*mad));
 	rx->wc.wc = &rx->ib_wc;
 	rx->wc.recv_buf.mad = &rx->mad;
@@ -325,6 +341,11 @@ static void fk_receive(struct fk *fk, const struct cm_mad *mad)
 	cm_recv_handler(&fk->agent, NULL, &rx->wc);
 	fk_flush();
 	fk_settle(fk);
+}
+
+static void fk_receive(struct fk *fk, const struct cm_mad *mad)
+{
+	fk_receive_grh(fk, mad, NULL);
 }
 
 /* End every timewait on the fake device now. */
@@ -394,6 +415,8 @@ static void fk_record(struct ib_cm_id *id, const struct ib_cm_event *e)
 	case IB_CM_REQ_RECEIVED:
 		r->listen_id = e->param.req_rcvd.listen_id;
 		r->qpn = e->param.req_rcvd.remote_qpn;
+		r->qp_type = e->param.req_rcvd.qp_type;
+		r->alt_path = !!e->param.req_rcvd.alternate_path;
 		break;
 	case IB_CM_SIDR_REQ_RECEIVED:
 		r->listen_id = e->param.sidr_req_rcvd.listen_id;
@@ -1402,6 +1425,114 @@ static void dreq_from_the_active_side_ends_in_timewait(struct kunit *test)
 	FK_EXPECT_EVENT(fk, 4, IB_CM_TIMEWAIT_EXIT);
 }
 
+static const u8 fk_transports[] = {
+	CM_REQ_TRANSPORT_RC, CM_REQ_TRANSPORT_UC, CM_REQ_TRANSPORT_EXTENDED,
+};
+
+static void fk_transport_desc(const u8 *t, char *desc)
+{
+	strscpy(desc, *t == CM_REQ_TRANSPORT_RC ? "RC" :
+		*t == CM_REQ_TRANSPORT_UC ? "UC" : "XRC", KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fk_transport, fk_transports, fk_transport_desc);
+
+/* RC, UC and XRC connections are all accepted, each with its QP type. */
+static void each_transport_connects(struct kunit *test)
+{
+	const u8 *t = test->param_value;
+	static const int types[] = {
+		[CM_REQ_TRANSPORT_RC] = IB_QPT_RC,
+		[CM_REQ_TRANSPORT_UC] = IB_QPT_UC,
+		[CM_REQ_TRANSPORT_EXTENDED] = IB_QPT_XRC_TGT,
+	};
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id;
+	struct cm_mad mad;
+
+	fk_listen(fk);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	cm_set(&mad, CM_REQ_TRANSPORT_SERVICE, *t);
+	if (*t == CM_REQ_TRANSPORT_EXTENDED)
+		cm_set(&mad, CM_REQ_EXT_TRANSPORT, CM_REQ_EXT_TRANSPORT_XRC);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->qp_type, types[*t]);
+	id = fk_last_event(fk)->id;
+	KUNIT_ASSERT_EQ(test, fk_send_rep(id), 0);
+	fk_settle(fk);
+	FK_EXPECT_SENT(fk, 1, 0x13);
+	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_RTU_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+}
+
+static void req_with_an_alternate_path_sets_up_both(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id;
+	struct cm_mad mad;
+
+	fk_listen(fk);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	cm_set(&mad, CM_REQ_ALT_LOCAL_LID, FK_PEER_LID + 1);
+	cm_set(&mad, CM_REQ_ALT_REMOTE_LID, 2);
+	cm_set(&mad, CM_REQ_ALT_SUBNET_LOCAL, 1);
+	cm_set(&mad, CM_REQ_ALT_LOCAL_ACK_TIMEOUT, FK_LIFE + 1);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_TRUE(test, fk_last_event(fk)->alt_path);
+	id = fk_last_event(fk)->id;
+	KUNIT_EXPECT_PTR_EQ(test, to_priv(id)->alt_av.port, fk->port);
+	KUNIT_EXPECT_EQ(test, rdma_ah_get_dlid(&to_priv(id)->alt_av.ah_attr),
+			FK_PEER_LID + 1);
+	KUNIT_EXPECT_EQ(test, rdma_ah_get_dlid(&to_priv(id)->av.ah_attr),
+			FK_PEER_LID);
+	/* Without one, the alternate address stays empty. */
+	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN + 1, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_FALSE(test, fk_last_event(fk)->alt_path);
+	KUNIT_EXPECT_NULL(test, to_priv(fk_last_event(fk)->id)->alt_av.port);
+}
+
+static void sidr_req_with_a_grh_remembers_the_gid(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union ib_gid gid = { .raw = { 0xfe, 0x80, [15] = 0x42 } };
+	struct ib_cm_id *id;
+	struct cm_mad mad;
+
+	fk_listen(fk);
+	fk_sidr_req(&mad, 0x61, FK_SID);
+	fk_receive_grh(fk, &mad, &gid);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_SIDR_REQ_RECEIVED);
+	id = fk_last_event(fk)->id;
+	KUNIT_EXPECT_EQ(test, memcmp(&to_priv(id)->sidr_gid, &gid, sizeof(gid)),
+			0);
+	/* The same request ID from another GID is another request. */
+	gid.raw[15]++;
+	fk_receive_grh(fk, &mad, &gid);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_SIDR_REQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x17), 0L);
+}
+
+static void send_buffer_shortage_fails_the_call_only(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
+
+	fk->create_fails = true;
+	KUNIT_EXPECT_EQ(test, ib_send_cm_rtu(id, NULL, 0), -ENOMEM);
+	fk->create_fails = false;
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REP_RCVD);
+	FK_EXPECT_SENT(fk, 1, 0x10);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_rtu(id, NULL, 0), 0);
+	fk_settle(fk);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+}
+
 static struct kunit_case fk_passive_cases[] = {
 	KUNIT_CASE(req_on_a_listener_hands_over_a_new_id),
 	KUNIT_CASE(req_without_listener_is_rejected_with_reason_8),
@@ -1415,6 +1546,10 @@ static struct kunit_case fk_passive_cases[] = {
 	KUNIT_CASE(rej_from_the_passive_side),
 	KUNIT_CASE(rej_of_our_rep_is_delivered),
 	KUNIT_CASE(dreq_from_the_active_side_ends_in_timewait),
+	KUNIT_CASE_PARAM(each_transport_connects, fk_transport_gen_params),
+	KUNIT_CASE(req_with_an_alternate_path_sets_up_both),
+	KUNIT_CASE(sidr_req_with_a_grh_remembers_the_gid),
+	KUNIT_CASE(send_buffer_shortage_fails_the_call_only),
 	{}
 };
 
