@@ -482,6 +482,12 @@ static int cm_ib_ah_from_wc(struct cm_port *port,
 				       ah_attr);
 }
 
+/* The GID at index 0 of @port. */
+static int cm_ib_port_gid(struct cm_port *port, union ib_gid *gid)
+{
+	return rdma_query_gid(port->cm_dev->ib_device, port->port_num, 0, gid);
+}
+
 /* The P_Key at @pkey_index of @port, 0 if there is none. */
 static u16 cm_ib_pkey(struct cm_port *port, u16 pkey_index)
 {
@@ -531,6 +537,7 @@ static int cm_ib_post(struct ib_mad_send_buf *msg)
  * @port_of_path: the CM port a path starts from, or NULL
  * @ah_from_path: address attributes and P_Key index for a path
  * @ah_from_wc: address attributes that answer a received MAD
+ * @port_gid: the GID at index 0 of a port
  * @pkey: the P_Key at an index of a port (0 if none)
  * @create_msg: a send buffer with its address handle
  * @free_msg: releases what @create_msg made
@@ -552,6 +559,7 @@ struct cm_transport {
 			    struct rdma_ah_attr *ah_attr, u16 *pkey_index);
 	int (*ah_from_wc)(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 			  struct rdma_ah_attr *ah_attr);
+	int (*port_gid)(struct cm_port *port, union ib_gid *gid);
 	u16 (*pkey)(struct cm_port *port, u16 pkey_index);
 	struct ib_mad_send_buf *(*create_msg)(struct ib_mad_agent *agent,
 					      u32 remote_qpn, u16 pkey_index,
@@ -567,6 +575,7 @@ static const struct cm_transport cm_ib_transport = {
 	.port_of_path = cm_ib_port_of_path,
 	.ah_from_path = cm_ib_ah_from_path,
 	.ah_from_wc = cm_ib_ah_from_wc,
+	.port_gid = cm_ib_port_gid,
 	.pkey = cm_ib_pkey,
 	.create_msg = cm_ib_create_msg,
 	.free_msg = cm_ib_free_msg,
@@ -1581,7 +1590,6 @@ static struct cm_id_priv *cm_match_req(struct cm_work *work,
 static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p)
 {
 	struct cm_mad *req = cm_recv_mad(work);
-	struct ib_device *dev = work->port->cm_dev->ib_device;
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *gid_attr;
 	bool alt = cm_req_has_alt_path(req);
@@ -1609,7 +1617,7 @@ static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p)
 		union ib_gid gid;
 
 		/* Tell the peer which GID we would have answered from. */
-		if (rdma_query_gid(dev, work->port->port_num, 0, &gid))
+		if (cm_tp->port_gid(work->port, &gid))
 			ib_send_cm_rej(&p->id, IB_CM_REJ_INVALID_GID, NULL, 0,
 				       NULL, 0);
 		else

@@ -101,6 +101,7 @@ struct fk {
 	/* Failures to inject. */
 	int post_ret;			/* fk_post() returns it */
 	bool create_fails;		/* fk_create_msg() has no memory */
+	int path_ret;			/* fk_ah_from_path() returns it */
 	int wc_ret;			/* fk_ah_from_wc() returns it */
 
 	/* How the handler behaves. */
@@ -127,6 +128,8 @@ static int fk_ah_from_path(struct cm_port *port, struct sa_path_rec *path,
 			   const struct ib_gid_attr *sgid_attr,
 			   struct rdma_ah_attr *ah_attr, u16 *pkey_index)
 {
+	if (fk_cur->path_ret)
+		return fk_cur->path_ret;
 	ah_attr->type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_dlid(ah_attr, be16_to_cpu(path->ib.dlid));
 	rdma_ah_set_port_num(ah_attr, port->port_num);
@@ -142,6 +145,14 @@ static int fk_ah_from_wc(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 	ah_attr->type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_dlid(ah_attr, recv_wc->wc->slid);
 	rdma_ah_set_port_num(ah_attr, port->port_num);
+	return 0;
+}
+
+/* The port's GID: the link-local prefix and our GUID. */
+static int fk_port_gid(struct cm_port *port, union ib_gid *gid)
+{
+	gid->global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	gid->global.interface_id = cpu_to_be64(FK_OUR_GUID);
 	return 0;
 }
 
@@ -234,6 +245,7 @@ static const struct cm_transport fk_transport = {
 	.port_of_path = fk_port_of_path,
 	.ah_from_path = fk_ah_from_path,
 	.ah_from_wc = fk_ah_from_wc,
+	.port_gid = fk_port_gid,
 	.pkey = fk_pkey,
 	.create_msg = fk_create_msg,
 	.free_msg = fk_free_msg,
@@ -1533,6 +1545,35 @@ static void send_buffer_shortage_fails_the_call_only(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
 }
 
+/* A REQ whose path we cannot use: REJ INVALID_GID naming our GID. */
+static void req_on_an_unusable_path_is_rejected(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union ib_gid ours;
+	struct cm_mad mad;
+
+	fk_port_gid(fk->port, &ours);
+	fk_listen(fk);
+	fk->path_ret = -ENETUNREACH;
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	fk->path_ret = 0;
+	FK_EXPECT_EVENT(fk, 0, FK_ANY);
+	FK_EXPECT_SENT(fk, 1, 0x12);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+			(u64)IB_CM_REJ_INVALID_GID);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_ARI_LENGTH),
+			(u64)sizeof(ours));
+	KUNIT_EXPECT_EQ(test, memcmp(cm_field_ptr(&fk_last(fk)->mad, CM_REJ_ARI),
+				     &ours, sizeof(ours)), 0);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REMOTE_COMM_ID),
+			(u64)FK_PEER_ID);
+	/* Nothing is left of the new id; the REQ may come again. */
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+}
+
 static struct kunit_case fk_passive_cases[] = {
 	KUNIT_CASE(req_on_a_listener_hands_over_a_new_id),
 	KUNIT_CASE(req_without_listener_is_rejected_with_reason_8),
@@ -1550,6 +1591,7 @@ static struct kunit_case fk_passive_cases[] = {
 	KUNIT_CASE(req_with_an_alternate_path_sets_up_both),
 	KUNIT_CASE(sidr_req_with_a_grh_remembers_the_gid),
 	KUNIT_CASE(send_buffer_shortage_fails_the_call_only),
+	KUNIT_CASE(req_on_an_unusable_path_is_rejected),
 	{}
 };
 
