@@ -433,6 +433,9 @@ static void fk_record(struct ib_cm_id *id, const struct ib_cm_event *e)
 	case IB_CM_SIDR_REQ_RECEIVED:
 		r->listen_id = e->param.sidr_req_rcvd.listen_id;
 		break;
+	case IB_CM_REP_RECEIVED:
+		r->qpn = e->param.rep_rcvd.remote_qpn;
+		break;
 	case IB_CM_REJ_RECEIVED:
 		r->reason = e->param.rej_rcvd.reason;
 		r->ari_length = e->param.rej_rcvd.ari_length;
@@ -761,13 +764,13 @@ static struct sa_path_rec fk_path = {
 
 static u8 fk_pdata[FK_KEEP] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 
-static int fk_send_req(struct ib_cm_id *id)
+static int fk_send_req_type(struct ib_cm_id *id, enum ib_qp_type qp_type)
 {
 	struct ib_cm_req_param param = {
 		.primary_path = &fk_path,
 		.service_id = cpu_to_be64(FK_SID),
 		.qp_num = FK_OUR_QPN,
-		.qp_type = IB_QPT_RC,
+		.qp_type = qp_type,
 		.starting_psn = 0x3000,
 		.private_data = fk_pdata,
 		.private_data_len = sizeof(fk_pdata),
@@ -781,6 +784,11 @@ static int fk_send_req(struct ib_cm_id *id)
 	};
 
 	return ib_send_cm_req(id, &param);
+}
+
+static int fk_send_req(struct ib_cm_id *id)
+{
+	return fk_send_req_type(id, IB_QPT_RC);
 }
 
 static int fk_send_rep(struct ib_cm_id *id)
@@ -1193,6 +1201,55 @@ static void rtu_is_not_accepted_on_the_active_side(struct kunit *test)
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
 }
 
+struct fk_qp_case {
+	enum ib_qp_type qp_type;
+	u8 transport;		/* the REQ's transport service type */
+	const char *name;
+};
+
+static const struct fk_qp_case fk_active_qp_cases[] = {
+	{ IB_QPT_RC, CM_REQ_TRANSPORT_RC, "RC" },
+	{ IB_QPT_UC, CM_REQ_TRANSPORT_UC, "UC" },
+	{ IB_QPT_XRC_INI, CM_REQ_TRANSPORT_EXTENDED, "XRC" },
+};
+
+static void fk_qp_desc(const struct fk_qp_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fk_active_qp, fk_active_qp_cases, fk_qp_desc);
+
+/* Each QP type connects; an XRC target's QPN comes in the REP's EECN. */
+static void each_qp_type_connects_from_the_active_side(struct kunit *test)
+{
+	const struct fk_qp_case *c = test->param_value;
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_new_id(fk);
+	struct cm_mad mad;
+
+	KUNIT_ASSERT_EQ(test, fk_send_req_type(id, c->qp_type), 0);
+	FK_EXPECT_SENT(fk, 1, 0x10);
+	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
+				     CM_REQ_TRANSPORT_SERVICE),
+			(u64)c->transport);
+	if (c->qp_type == IB_QPT_XRC_INI)
+		KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
+					     CM_REQ_EXT_TRANSPORT),
+				(u64)CM_REQ_EXT_TRANSPORT_XRC);
+	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	if (c->qp_type == IB_QPT_XRC_INI) {
+		cm_set(&mad, CM_REP_LOCAL_QPN, 0);
+		cm_set(&mad, CM_REP_LOCAL_EECN, FK_PEER_QPN);
+	}
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->qpn, FK_PEER_QPN);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_rtu(id, NULL, 0), 0);
+	fk_settle(fk);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+}
+
 static struct kunit_case fk_active_cases[] = {
 	KUNIT_CASE(req_goes_out_with_our_ids_and_waits),
 	KUNIT_CASE(rep_is_delivered_and_stops_the_req),
@@ -1211,6 +1268,8 @@ static struct kunit_case fk_active_cases[] = {
 	KUNIT_CASE(dreq_for_another_qpn_is_dropped),
 	KUNIT_CASE(crossing_dreqs_both_end_in_timewait),
 	KUNIT_CASE(rtu_is_not_accepted_on_the_active_side),
+	KUNIT_CASE_PARAM(each_qp_type_connects_from_the_active_side,
+			 fk_active_qp_gen_params),
 	{}
 };
 
