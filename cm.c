@@ -1024,35 +1024,44 @@ static void cm_free_msg(struct ib_mad_send_buf *msg)
 }
 
 /*
+ * A send buffer on @port's CM agent, or its REP agent, addressed by
+ * @ah_attr: -ENODEV once the device is going away.  The agent lock keeps
+ * the agent registered while the buffer is made.
+ */
+static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port, bool rep,
+					   u32 remote_qpn, u16 pkey_index,
+					   struct rdma_ah_attr *ah_attr)
+{
+	struct ib_mad_send_buf *msg = ERR_PTR(-ENODEV);
+	struct ib_mad_agent *agent;
+
+	read_lock(&port->cm_dev->agent_lock);
+	agent = rep ? port->rep_agent : port->mad_agent;
+	if (agent)
+		msg = cm_tp->create_msg(agent, remote_qpn, pkey_index, ah_attr);
+	read_unlock(&port->cm_dev->agent_lock);
+	if (!IS_ERR(msg)) {
+		msg->context[0] = NULL;
+		msg->context[1] = NULL;
+	}
+	return msg;
+}
+
+/*
  * A send buffer addressed along @p's primary path.  Called with p->lock
  * held.  The REP agent is used for REPs (see struct cm_port).
  */
 static struct ib_mad_send_buf *cm_alloc_msg(struct cm_id_priv *p, bool rep)
 {
-	struct cm_port *port = p->av.port;
 	struct ib_mad_send_buf *msg;
-	struct ib_mad_agent *agent;
 
 	lockdep_assert_held(&p->lock);
-	if (!port)
+	if (!p->av.port)
 		return ERR_PTR(-EINVAL);
-
-	read_lock(&port->cm_dev->agent_lock);
-	agent = rep ? port->rep_agent : port->mad_agent;
-	if (!agent) {
-		msg = ERR_PTR(-ENODEV);
-		goto out;
-	}
-	msg = cm_tp->create_msg(agent, p->id.remote_cm_qpn, p->av.pkey_index,
-				&p->av.ah_attr);
-	if (IS_ERR(msg))
-		goto out;
-	msg->context[0] = NULL;
-	msg->context[1] = NULL;
-	if (!p->tid)
+	msg = cm_port_msg(p->av.port, rep, p->id.remote_cm_qpn,
+			  p->av.pkey_index, &p->av.ah_attr);
+	if (!IS_ERR(msg) && !p->tid)
 		p->tid = cm_new_tid();
-out:
-	read_unlock(&port->cm_dev->agent_lock);
 	return msg;
 }
 
@@ -1110,26 +1119,12 @@ static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 {
 	struct rdma_ah_attr ah_attr = {};
 	struct ib_mad_send_buf *msg;
-	struct ib_mad_agent *agent;
 	int ret;
 
 	ret = cm_tp->ah_from_wc(port, recv_wc, &ah_attr);
 	if (ret)
 		return ERR_PTR(ret);
-
-	read_lock(&port->cm_dev->agent_lock);
-	agent = port->mad_agent;
-	if (!agent) {
-		msg = ERR_PTR(-ENODEV);
-		goto out;
-	}
-	msg = cm_tp->create_msg(agent, 1, recv_wc->wc->pkey_index, &ah_attr);
-	if (IS_ERR(msg))
-		goto out;
-	msg->context[0] = NULL;
-	msg->context[1] = NULL;
-out:
-	read_unlock(&port->cm_dev->agent_lock);
+	msg = cm_port_msg(port, false, 1, recv_wc->wc->pkey_index, &ah_attr);
 	rdma_destroy_ah_attr(&ah_attr);
 	return msg;
 }
