@@ -638,15 +638,10 @@ static struct fk_event *fk_last_event(struct fk *fk)
 
 /* ---- messages from the peer ---- */
 
+/* The peer builds its MADs as we do ours: a zeroed CM MAD of class 2. */
 static void fk_mad(struct cm_mad *mad, u16 attr, u64 tid)
 {
-	memset(mad, 0, sizeof(*mad));
-	mad->hdr.base_version = IB_MGMT_BASE_VERSION;
-	mad->hdr.mgmt_class = IB_MGMT_CLASS_CM;
-	mad->hdr.class_version = CM_CLASS_VERSION;
-	mad->hdr.method = IB_MGMT_METHOD_SEND;
-	mad->hdr.attr_id = cpu_to_be16(attr);
-	mad->hdr.tid = cpu_to_be64(tid);
+	cm_init_mad(mad, cpu_to_be16(attr), cpu_to_be64(tid));
 }
 
 /* An RC REQ from the peer's comm ID @peer and QP @qpn for @sid. */
