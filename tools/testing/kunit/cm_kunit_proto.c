@@ -2405,22 +2405,9 @@ static const struct fk_destroy_case fk_destroy_cases[] = {
 	{ IB_CM_SIDR_REQ_RCVD, 0x18, 0, IB_SIDR_REJECT },
 };
 
-static const char * const fk_state_names[] = {
-	[IB_CM_IDLE] = "IDLE", [IB_CM_LISTEN] = "LISTEN",
-	[IB_CM_REQ_SENT] = "REQ_SENT", [IB_CM_REQ_RCVD] = "REQ_RCVD",
-	[IB_CM_MRA_REQ_SENT] = "MRA_REQ_SENT",
-	[IB_CM_MRA_REQ_RCVD] = "MRA_REQ_RCVD", [IB_CM_REP_SENT] = "REP_SENT",
-	[IB_CM_MRA_REP_RCVD] = "MRA_REP_RCVD", [IB_CM_REP_RCVD] = "REP_RCVD",
-	[IB_CM_MRA_REP_SENT] = "MRA_REP_SENT",
-	[IB_CM_ESTABLISHED] = "ESTABLISHED", [IB_CM_DREQ_SENT] = "DREQ_SENT",
-	[IB_CM_DREQ_RCVD] = "DREQ_RCVD", [IB_CM_TIMEWAIT] = "TIMEWAIT",
-	[IB_CM_SIDR_REQ_SENT] = "SIDR_REQ_SENT",
-	[IB_CM_SIDR_REQ_RCVD] = "SIDR_REQ_RCVD",
-};
-
 static void fk_destroy_desc(const struct fk_destroy_case *c, char *desc)
 {
-	strscpy(desc, fk_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, cm_kunit_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(fk_destroy, fk_destroy_cases, fk_destroy_desc);
@@ -2486,7 +2473,7 @@ static const struct fk_timeout_case fk_timeout_cases[] = {
 
 static void fk_timeout_desc(const struct fk_timeout_case *c, char *desc)
 {
-	strscpy(desc, fk_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, cm_kunit_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(fk_timeout, fk_timeout_cases, fk_timeout_desc);
@@ -2515,12 +2502,7 @@ static const enum ib_cm_state fk_untimed_states[] = {
 	IB_CM_DREQ_RCVD,
 };
 
-static void fk_untimed_desc(const enum ib_cm_state *s, char *desc)
-{
-	strscpy(desc, fk_state_names[*s], KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(fk_untimed, fk_untimed_states, fk_untimed_desc);
+KUNIT_ARRAY_PARAM(fk_untimed, fk_untimed_states, cm_kunit_state_desc);
 
 static void consumer_states_have_nothing_to_time_out(struct kunit *test)
 {
@@ -2543,7 +2525,7 @@ struct fk_rx_case {
 
 static void fk_rx_desc(const struct fk_rx_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s", fk_state_names[c->state],
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s", cm_kunit_state_names[c->state],
 		 c->reason == IB_CM_REJ_STALE_CONN ? " stale" : "");
 }
 
@@ -2636,7 +2618,7 @@ static const struct fk_dreq_case fk_dreq_cases[] = {
 
 static void fk_dreq_desc(const struct fk_dreq_case *c, char *desc)
 {
-	strscpy(desc, fk_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, cm_kunit_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(fk_dreq, fk_dreq_cases, fk_dreq_desc);
@@ -2687,7 +2669,7 @@ static const struct fk_user_rej_case fk_user_rej_cases[] = {
 
 static void fk_user_rej_desc(const struct fk_user_rej_case *c, char *desc)
 {
-	strscpy(desc, fk_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, cm_kunit_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(fk_user_rej, fk_user_rej_cases, fk_user_rej_desc);
