@@ -998,15 +998,15 @@ static struct cm_id_priv *cm_insert_sidr(struct cm_id_priv *p)
  */
 #define CM_MSG_RESENT	((void *)-1L)
 
-static void cm_init_mad(struct cm_mad *mad, __be16 attr_id, __be64 tid)
+/* The common header of a CM message; send buffers come zeroed. */
+static void cm_init_mad(struct ib_mad_hdr *hdr, __be16 attr_id, __be64 tid)
 {
-	memset(mad, 0, sizeof(*mad));
-	mad->hdr.base_version = IB_MGMT_BASE_VERSION;
-	mad->hdr.mgmt_class = IB_MGMT_CLASS_CM;
-	mad->hdr.class_version = CM_CLASS_VERSION;
-	mad->hdr.method = IB_MGMT_METHOD_SEND;
-	mad->hdr.attr_id = attr_id;
-	mad->hdr.tid = tid;
+	hdr->base_version = IB_MGMT_BASE_VERSION;
+	hdr->mgmt_class = IB_MGMT_CLASS_CM;
+	hdr->class_version = CM_CLASS_VERSION;
+	hdr->method = IB_MGMT_METHOD_SEND;
+	hdr->attr_id = attr_id;
+	hdr->tid = tid;
 }
 
 /*
@@ -1129,35 +1129,32 @@ static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 	return msg;
 }
 
-static struct cm_mad *cm_msg_mad(struct ib_mad_send_buf *msg)
+/*
+ * The received message, for the handler of its attribute to read through
+ * its own message type (struct cm_req_msg, struct cm_rep_msg ...).
+ */
+static void *cm_recv_msg(struct cm_work *work)
 {
-	return msg->mad;
+	return work->recv_wc->recv_buf.mad;
 }
 
-static struct cm_mad *cm_recv_mad(struct cm_work *work)
+static const struct ib_mad_hdr *cm_recv_hdr(struct ib_mad_recv_wc *recv_wc)
 {
-	return (struct cm_mad *)work->recv_wc->recv_buf.mad;
-}
-
-/* Copy caller data into a message field, zero padded. */
-static void cm_put_data(void *field, size_t size, const void *data, u8 len)
-{
-	if (data && len)
-		memcpy(field, data, min_t(size_t, len, size));
+	return &recv_wc->recv_buf.mad->mad_hdr;
 }
 
 /* ---------------------------------------------------------------------
  * Message formats we send
  */
 
-static void cm_format_rej(struct cm_mad *mad, struct cm_id_priv *p,
+static void cm_format_rej(struct cm_rej_msg *rej, struct cm_id_priv *p,
 			  enum ib_cm_rej_reason reason, const void *ari,
 			  u8 ari_len, const void *data, u8 len)
 {
 	unsigned int rejected;
 	__be32 local = p->id.local_id;
 
-	cm_init_mad(mad, CM_REJ_ATTR_ID, p->tid);
+	cm_init_mad(&rej->hdr, CM_REJ_ATTR_ID, p->tid);
 	switch (p->id.state) {
 	case IB_CM_REQ_RCVD:
 		/* Nothing the peer could address us by has been sent yet. */
@@ -1174,18 +1171,16 @@ static void cm_format_rej(struct cm_mad *mad, struct cm_id_priv *p,
 		rejected = CM_MSG_RESPONSE_OTHER;
 		break;
 	}
-	cm_set(mad, CM_REJ_LOCAL_COMM_ID, be32_to_cpu(local));
-	cm_set(mad, CM_REJ_REMOTE_COMM_ID, be32_to_cpu(p->id.remote_id));
-	cm_set(mad, CM_REJ_MESSAGE_REJECTED, rejected);
-	cm_set(mad, CM_REJ_REASON, reason);
+	IBA_SET(CM_REJ_LOCAL_COMM_ID, rej, be32_to_cpu(local));
+	IBA_SET(CM_REJ_REMOTE_COMM_ID, rej, be32_to_cpu(p->id.remote_id));
+	IBA_SET(CM_REJ_MESSAGE_REJECTED, rej, rejected);
+	IBA_SET(CM_REJ_REASON, rej, reason);
 	if (ari && ari_len) {
 		ari_len = min_t(u8, ari_len, IB_CM_REJ_ARI_LENGTH);
-		cm_set(mad, CM_REJ_ARI_LENGTH, ari_len);
-		cm_put_data(cm_field_ptr(mad, CM_REJ_ARI),
-			    cm_field_bytes(CM_REJ_ARI), ari, ari_len);
+		IBA_SET(CM_REJ_REJECTED_INFO_LENGTH, rej, ari_len);
+		IBA_SET_MEM(CM_REJ_ARI, rej, ari, ari_len);
 	}
-	cm_put_data(cm_field_ptr(mad, CM_REJ_PRIVATE_DATA),
-		    cm_field_bytes(CM_REJ_PRIVATE_DATA), data, len);
+	IBA_SET_MEM(CM_REJ_PRIVATE_DATA, rej, data, len);
 }
 
 /* Send a REJ for @p; with p->lock held.  Errors only lose the REJ. */
@@ -1198,100 +1193,94 @@ static void cm_send_rej_locked(struct cm_id_priv *p,
 	msg = cm_alloc_msg(p, false);
 	if (IS_ERR(msg))
 		return;
-	cm_format_rej(cm_msg_mad(msg), p, reason, ari, ari_len, data, len);
+	cm_format_rej(msg->mad, p, reason, ari, ari_len, data, len);
 	trace_icm_send_rej(&p->id, reason);
 	cm_post_oneshot(msg);
 }
 
-static void cm_format_mra(struct cm_mad *mad, struct cm_id_priv *p,
+static void cm_format_mra(struct cm_mra_msg *mra, struct cm_id_priv *p,
 			  unsigned int mraed)
 {
-	cm_init_mad(mad, CM_MRA_ATTR_ID, p->tid);
-	cm_set(mad, CM_MRA_LOCAL_COMM_ID, be32_to_cpu(p->id.local_id));
-	cm_set(mad, CM_MRA_REMOTE_COMM_ID, be32_to_cpu(p->id.remote_id));
-	cm_set(mad, CM_MRA_MESSAGE_MRAED, mraed);
-	cm_set(mad, CM_MRA_SERVICE_TIMEOUT, CM_MRA_SERVICE_TIMEOUT_VALUE);
+	cm_init_mad(&mra->hdr, CM_MRA_ATTR_ID, p->tid);
+	IBA_SET(CM_MRA_LOCAL_COMM_ID, mra, be32_to_cpu(p->id.local_id));
+	IBA_SET(CM_MRA_REMOTE_COMM_ID, mra, be32_to_cpu(p->id.remote_id));
+	IBA_SET(CM_MRA_MESSAGE_MRAED, mra, mraed);
+	IBA_SET(CM_MRA_SERVICE_TIMEOUT, mra, CM_MRA_SERVICE_TIMEOUT_VALUE);
 }
 
-static void cm_format_dreq(struct cm_mad *mad, struct cm_id_priv *p,
+static void cm_format_dreq(struct cm_dreq_msg *dreq, struct cm_id_priv *p,
 			   const void *data, u8 len)
 {
-	cm_init_mad(mad, CM_DREQ_ATTR_ID, cm_new_tid());
-	cm_set(mad, CM_DREQ_LOCAL_COMM_ID, be32_to_cpu(p->id.local_id));
-	cm_set(mad, CM_DREQ_REMOTE_COMM_ID, be32_to_cpu(p->id.remote_id));
-	cm_set(mad, CM_DREQ_REMOTE_QPN, be32_to_cpu(p->remote_qpn));
-	cm_put_data(cm_field_ptr(mad, CM_DREQ_PRIVATE_DATA),
-		    cm_field_bytes(CM_DREQ_PRIVATE_DATA), data, len);
+	cm_init_mad(&dreq->hdr, CM_DREQ_ATTR_ID, cm_new_tid());
+	IBA_SET(CM_DREQ_LOCAL_COMM_ID, dreq, be32_to_cpu(p->id.local_id));
+	IBA_SET(CM_DREQ_REMOTE_COMM_ID, dreq, be32_to_cpu(p->id.remote_id));
+	IBA_SET(CM_DREQ_REMOTE_QPN_EECN, dreq, be32_to_cpu(p->remote_qpn));
+	IBA_SET_MEM(CM_DREQ_PRIVATE_DATA, dreq, data, len);
 }
 
-static void cm_format_drep(struct cm_mad *mad, __be32 local, __be32 remote,
-			   __be64 tid, const void *data, u8 len)
+static void cm_format_drep(struct cm_drep_msg *drep, __be32 local,
+			   __be32 remote, __be64 tid, const void *data, u8 len)
 {
-	cm_init_mad(mad, CM_DREP_ATTR_ID, tid);
-	cm_set(mad, CM_DREP_LOCAL_COMM_ID, be32_to_cpu(local));
-	cm_set(mad, CM_DREP_REMOTE_COMM_ID, be32_to_cpu(remote));
-	cm_put_data(cm_field_ptr(mad, CM_DREP_PRIVATE_DATA),
-		    cm_field_bytes(CM_DREP_PRIVATE_DATA), data, len);
+	cm_init_mad(&drep->hdr, CM_DREP_ATTR_ID, tid);
+	IBA_SET(CM_DREP_LOCAL_COMM_ID, drep, be32_to_cpu(local));
+	IBA_SET(CM_DREP_REMOTE_COMM_ID, drep, be32_to_cpu(remote));
+	IBA_SET_MEM(CM_DREP_PRIVATE_DATA, drep, data, len);
 }
 
-static void cm_format_rtu(struct cm_mad *mad, struct cm_id_priv *p,
+static void cm_format_rtu(struct cm_rtu_msg *rtu, struct cm_id_priv *p,
 			  const void *data, u8 len)
 {
-	cm_init_mad(mad, CM_RTU_ATTR_ID, p->tid);
-	cm_set(mad, CM_RTU_LOCAL_COMM_ID, be32_to_cpu(p->id.local_id));
-	cm_set(mad, CM_RTU_REMOTE_COMM_ID, be32_to_cpu(p->id.remote_id));
-	cm_put_data(cm_field_ptr(mad, CM_RTU_PRIVATE_DATA),
-		    cm_field_bytes(CM_RTU_PRIVATE_DATA), data, len);
+	cm_init_mad(&rtu->hdr, CM_RTU_ATTR_ID, p->tid);
+	IBA_SET(CM_RTU_LOCAL_COMM_ID, rtu, be32_to_cpu(p->id.local_id));
+	IBA_SET(CM_RTU_REMOTE_COMM_ID, rtu, be32_to_cpu(p->id.remote_id));
+	IBA_SET_MEM(CM_RTU_PRIVATE_DATA, rtu, data, len);
 }
 
-static void cm_format_sidr_rep(struct cm_mad *mad, struct cm_id_priv *p,
+static void cm_format_sidr_rep(struct cm_sidr_rep_msg *rep,
+			       struct cm_id_priv *p,
 			       const struct ib_cm_sidr_rep_param *param)
 {
-	cm_init_mad(mad, CM_SIDR_REP_ATTR_ID, p->tid);
-	mad->hdr.attr_mod = cpu_to_be32(param->ece.attr_mod);
-	cm_set(mad, CM_SIDR_REP_REQUEST_ID, be32_to_cpu(p->id.remote_id));
-	cm_set(mad, CM_SIDR_REP_STATUS, param->status);
-	cm_set(mad, CM_SIDR_REP_QPN, param->qp_num);
-	cm_set(mad, CM_SIDR_REP_VENDOR_ID_H, param->ece.vendor_id >> 8);
-	cm_set(mad, CM_SIDR_REP_VENDOR_ID_L, param->ece.vendor_id);
-	cm_set(mad, CM_SIDR_REP_SERVICE_ID, be64_to_cpu(p->id.service_id));
-	cm_set(mad, CM_SIDR_REP_Q_KEY, param->qkey);
+	cm_init_mad(&rep->hdr, CM_SIDR_REP_ATTR_ID, p->tid);
+	rep->hdr.attr_mod = cpu_to_be32(param->ece.attr_mod);
+	IBA_SET(CM_SIDR_REP_REQUESTID, rep, be32_to_cpu(p->id.remote_id));
+	IBA_SET(CM_SIDR_REP_STATUS, rep, param->status);
+	IBA_SET(CM_SIDR_REP_QPN, rep, param->qp_num);
+	IBA_SET(CM_SIDR_REP_VENDOR_ID_H, rep, param->ece.vendor_id >> 8);
+	IBA_SET(CM_SIDR_REP_VENDOR_ID_L, rep, param->ece.vendor_id);
+	IBA_SET(CM_SIDR_REP_SERVICEID, rep, be64_to_cpu(p->id.service_id));
+	IBA_SET(CM_SIDR_REP_Q_KEY, rep, param->qkey);
 	if (param->info && param->info_length) {
-		cm_set(mad, CM_SIDR_REP_INFO_LENGTH, param->info_length);
-		cm_put_data(cm_field_ptr(mad, CM_SIDR_REP_INFO),
-			    cm_field_bytes(CM_SIDR_REP_INFO), param->info,
-			    param->info_length);
+		IBA_SET(CM_SIDR_REP_ADDITIONAL_INFORMATION_LENGTH, rep,
+			param->info_length);
+		IBA_SET_MEM(CM_SIDR_REP_ADDITIONAL_INFORMATION, rep,
+			    param->info, param->info_length);
 	}
-	cm_put_data(cm_field_ptr(mad, CM_SIDR_REP_PRIVATE_DATA),
-		    cm_field_bytes(CM_SIDR_REP_PRIVATE_DATA),
-		    param->private_data, param->private_data_len);
+	IBA_SET_MEM(CM_SIDR_REP_PRIVATE_DATA, rep, param->private_data,
+		    param->private_data_len);
 }
 
 /*
- * Answer a message for which we hold no connection (or whose connection
- * is gone) with a REJ, swapping the comm IDs it carried.
+ * Answer a REQ or REP for which we hold no connection (or whose
+ * connection is gone) with a REJ.  @local and @remote are the comm IDs
+ * the REJ carries: ours as the peer knows it (0 if it does not), and the
+ * peer's.
  */
 static void cm_issue_rej(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
-			 enum ib_cm_rej_reason reason, unsigned int rejected)
+			 enum ib_cm_rej_reason reason, unsigned int rejected,
+			 u32 local, u32 remote)
 {
-	struct cm_mad *rcv = (struct cm_mad *)recv_wc->recv_buf.mad;
 	struct ib_mad_send_buf *msg;
-	struct cm_mad *mad;
-	u32 local = 0, remote;
+	struct cm_rej_msg *rej;
 
 	msg = cm_alloc_response(port, recv_wc);
 	if (IS_ERR(msg))
 		return;
-	mad = cm_msg_mad(msg);
-	cm_init_mad(mad, CM_REJ_ATTR_ID, rcv->hdr.tid);
-	/* Both REQ and REP start with the sender's comm ID. */
-	remote = cm_get(rcv, CM_REQ_LOCAL_COMM_ID);
-	if (rejected == CM_MSG_RESPONSE_REP)
-		local = cm_get(rcv, CM_REP_REMOTE_COMM_ID);
-	cm_set(mad, CM_REJ_LOCAL_COMM_ID, local);
-	cm_set(mad, CM_REJ_REMOTE_COMM_ID, remote);
-	cm_set(mad, CM_REJ_MESSAGE_REJECTED, rejected);
-	cm_set(mad, CM_REJ_REASON, reason);
+	rej = msg->mad;
+	cm_init_mad(&rej->hdr, CM_REJ_ATTR_ID, cm_recv_hdr(recv_wc)->tid);
+	IBA_SET(CM_REJ_LOCAL_COMM_ID, rej, local);
+	IBA_SET(CM_REJ_REMOTE_COMM_ID, rej, remote);
+	IBA_SET(CM_REJ_MESSAGE_REJECTED, rej, rejected);
+	IBA_SET(CM_REJ_REASON, rej, reason);
 	trace_icm_issue_rej(local, remote);
 	cm_post_oneshot(msg);
 }
@@ -1402,24 +1391,25 @@ static void cm_timewait_expired(struct work_struct *work)
  * Receiving: REQ
  */
 
-static bool cm_req_has_alt_path(struct cm_mad *req)
+static bool cm_req_has_alt_path(struct cm_req_msg *req)
 {
-	const union ib_gid *gid = cm_field_ptr(req, CM_REQ_ALT_LOCAL_GID);
+	const union ib_gid *gid =
+		IBA_GET_MEM_PTR(CM_REQ_ALTERNATE_LOCAL_PORT_GID, req);
 
-	return cm_get(req, CM_REQ_ALT_LOCAL_LID) ||
+	return IBA_GET(CM_REQ_ALTERNATE_LOCAL_PORT_LID, req) ||
 	       gid->global.subnet_prefix || gid->global.interface_id;
 }
 
 /* The QP type a REQ asks for, or IB_QPT_MAX when it is not one we know. */
-static enum ib_qp_type cm_req_qp_type(struct cm_mad *req)
+static enum ib_qp_type cm_req_qp_type(struct cm_req_msg *req)
 {
-	switch (cm_get(req, CM_REQ_TRANSPORT_SERVICE)) {
+	switch (IBA_GET(CM_REQ_TRANSPORT_SERVICE_TYPE, req)) {
 	case CM_REQ_TRANSPORT_RC:
 		return IB_QPT_RC;
 	case CM_REQ_TRANSPORT_UC:
 		return IB_QPT_UC;
 	case CM_REQ_TRANSPORT_EXTENDED:
-		if (cm_get(req, CM_REQ_EXT_TRANSPORT) ==
+		if (IBA_GET(CM_REQ_EXTENDED_TRANSPORT_TYPE, req) ==
 		    CM_REQ_EXT_TRANSPORT_XRC)
 			return IB_QPT_XRC_TGT;
 		fallthrough;
@@ -1433,64 +1423,73 @@ static bool cm_mtu_valid(unsigned int mtu)
 	return mtu >= IB_MTU_256 && mtu <= IB_MTU_4096;
 }
 
+/* The primary path of a REQ, seen from our side. */
+static void cm_req_primary(struct cm_req_msg *req, struct sa_path_rec *path,
+			   struct ib_wc *wc, u8 *ack_timeout)
+{
+	path->dgid = *IBA_GET_MEM_PTR(CM_REQ_PRIMARY_LOCAL_PORT_GID, req);
+	path->sgid = *IBA_GET_MEM_PTR(CM_REQ_PRIMARY_REMOTE_PORT_GID, req);
+	path->flow_label = cpu_to_be32(IBA_GET(CM_REQ_PRIMARY_FLOW_LABEL, req));
+	path->hop_limit = IBA_GET(CM_REQ_PRIMARY_HOP_LIMIT, req);
+	path->traffic_class = IBA_GET(CM_REQ_PRIMARY_TRAFFIC_CLASS, req);
+	path->sl = IBA_GET(CM_REQ_PRIMARY_SL, req);
+	path->rate = IBA_GET(CM_REQ_PRIMARY_PACKET_RATE, req);
+	*ack_timeout = IBA_GET(CM_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, req);
+	if (sa_path_is_roce(path))
+		return;
+	/* The sender's LID as it reached us, even across routers. */
+	sa_path_set_dlid(path, wc->slid);
+	sa_path_set_slid(path, IBA_GET(CM_REQ_PRIMARY_REMOTE_PORT_LID, req));
+}
+
+/* The alternate path of a REQ, seen from our side. */
+static void cm_req_alternate(struct cm_req_msg *req, struct sa_path_rec *path,
+			     u8 *ack_timeout)
+{
+	path->dgid = *IBA_GET_MEM_PTR(CM_REQ_ALTERNATE_LOCAL_PORT_GID, req);
+	path->sgid = *IBA_GET_MEM_PTR(CM_REQ_ALTERNATE_REMOTE_PORT_GID, req);
+	path->flow_label =
+		cpu_to_be32(IBA_GET(CM_REQ_ALTERNATE_FLOW_LABEL, req));
+	path->hop_limit = IBA_GET(CM_REQ_ALTERNATE_HOP_LIMIT, req);
+	path->traffic_class = IBA_GET(CM_REQ_ALTERNATE_TRAFFIC_CLASS, req);
+	path->sl = IBA_GET(CM_REQ_ALTERNATE_SL, req);
+	path->rate = IBA_GET(CM_REQ_ALTERNATE_PACKET_RATE, req);
+	*ack_timeout = IBA_GET(CM_REQ_ALTERNATE_LOCAL_ACK_TIMEOUT, req);
+	if (sa_path_is_roce(path))
+		return;
+	sa_path_set_dlid(path, IBA_GET(CM_REQ_ALTERNATE_LOCAL_PORT_LID, req));
+	sa_path_set_slid(path, IBA_GET(CM_REQ_ALTERNATE_REMOTE_PORT_LID, req));
+}
+
 /* Turn the path fields of a REQ, seen from our side, into a path record. */
-static void cm_path_from_req(struct cm_mad *req, struct sa_path_rec *path,
+static void cm_path_from_req(struct cm_req_msg *req, struct sa_path_rec *path,
 			     bool alt, struct ib_wc *wc)
 {
-	u8 plt;
+	u8 ack_timeout;
 
-	if (alt) {
-		memcpy(&path->dgid, cm_field_ptr(req, CM_REQ_ALT_LOCAL_GID),
-		       sizeof(path->dgid));
-		memcpy(&path->sgid, cm_field_ptr(req, CM_REQ_ALT_REMOTE_GID),
-		       sizeof(path->sgid));
-	} else {
-		memcpy(&path->dgid, cm_field_ptr(req, CM_REQ_PRI_LOCAL_GID),
-		       sizeof(path->dgid));
-		memcpy(&path->sgid, cm_field_ptr(req, CM_REQ_PRI_REMOTE_GID),
-		       sizeof(path->sgid));
-	}
-	path->flow_label = cpu_to_be32(alt ? cm_get(req, CM_REQ_ALT_FLOW_LABEL) :
-				       cm_get(req, CM_REQ_PRI_FLOW_LABEL));
-	path->hop_limit = alt ? cm_get(req, CM_REQ_ALT_HOP_LIMIT) :
-				cm_get(req, CM_REQ_PRI_HOP_LIMIT);
-	path->traffic_class = alt ? cm_get(req, CM_REQ_ALT_TRAFFIC_CLASS) :
-				    cm_get(req, CM_REQ_PRI_TRAFFIC_CLASS);
+	if (alt)
+		cm_req_alternate(req, path, &ack_timeout);
+	else
+		cm_req_primary(req, path, wc, &ack_timeout);
 	path->reversible = 1;
-	path->pkey = cpu_to_be16(cm_get(req, CM_REQ_PARTITION_KEY));
-	path->sl = alt ? cm_get(req, CM_REQ_ALT_SL) : cm_get(req, CM_REQ_PRI_SL);
+	path->pkey = cpu_to_be16(IBA_GET(CM_REQ_PARTITION_KEY, req));
 	path->mtu_selector = IB_SA_EQ;
-	path->mtu = cm_get(req, CM_REQ_PATH_MTU);
+	path->mtu = IBA_GET(CM_REQ_PATH_PACKET_PAYLOAD_MTU, req);
 	path->rate_selector = IB_SA_EQ;
-	path->rate = alt ? cm_get(req, CM_REQ_ALT_PACKET_RATE) :
-			   cm_get(req, CM_REQ_PRI_PACKET_RATE);
 	path->packet_life_time_selector = IB_SA_EQ;
 	/* The REQ carries the ACK timeout, one more than the lifetime. */
-	plt = alt ? cm_get(req, CM_REQ_ALT_LOCAL_ACK_TIMEOUT) :
-		    cm_get(req, CM_REQ_PRI_LOCAL_ACK_TIMEOUT);
-	path->packet_life_time = plt ? plt - 1 : 0;
-	path->service_id = cpu_to_be64(cm_get(req, CM_REQ_SERVICE_ID));
-
-	if (sa_path_is_roce(path)) {
+	path->packet_life_time = ack_timeout ? ack_timeout - 1 : 0;
+	path->service_id = cpu_to_be64(IBA_GET(CM_REQ_SERVICE_ID, req));
+	if (sa_path_is_roce(path))
 		path->roce.route_resolved = false;
-		return;
-	}
-	if (alt) {
-		sa_path_set_dlid(path, cm_get(req, CM_REQ_ALT_LOCAL_LID));
-		sa_path_set_slid(path, cm_get(req, CM_REQ_ALT_REMOTE_LID));
-	} else {
-		/* The sender's LID as it reached us, even across routers. */
-		sa_path_set_dlid(path, wc->slid);
-		sa_path_set_slid(path, cm_get(req, CM_REQ_PRI_REMOTE_LID));
-	}
 }
 
 /* Checks that make a REQ unusable; it is dropped and counted. */
-static bool cm_req_valid(struct cm_mad *req)
+static bool cm_req_valid(struct cm_req_msg *req)
 {
 	return cm_req_qp_type(req) != IB_QPT_MAX &&
-	       cm_mtu_valid(cm_get(req, CM_REQ_PATH_MTU)) &&
-	       cm_get(req, CM_REQ_LOCAL_COMM_ID) != 0;
+	       cm_mtu_valid(IBA_GET(CM_REQ_PATH_PACKET_PAYLOAD_MTU, req)) &&
+	       IBA_GET(CM_REQ_LOCAL_COMM_ID, req) != 0;
 }
 
 /* A REQ we already know: answer as its state requires. */
@@ -1506,12 +1505,12 @@ static void cm_dup_req(struct cm_work *work, struct cm_id_priv *p)
 	spin_lock_irq(&p->lock);
 	switch (p->id.state) {
 	case IB_CM_MRA_REQ_SENT:
-		cm_format_mra(cm_msg_mad(msg), p, CM_MSG_RESPONSE_REQ);
+		cm_format_mra(msg->mad, p, CM_MSG_RESPONSE_REQ);
 		trace_icm_send_mra(&p->id);
 		break;
 	case IB_CM_TIMEWAIT:
-		cm_format_rej(cm_msg_mad(msg), p, IB_CM_REJ_STALE_CONN, NULL, 0,
-			      NULL, 0);
+		cm_format_rej(msg->mad, p, IB_CM_REJ_STALE_CONN, NULL, 0, NULL,
+			      0);
 		break;
 	default:
 		spin_unlock_irq(&p->lock);
@@ -1555,7 +1554,7 @@ static struct cm_id_priv *cm_match_req(struct cm_work *work,
 		trace_icm_staleconn_err(be32_to_cpu(p->id.local_id),
 					be32_to_cpu(p->id.remote_id));
 		cm_issue_rej(work->port, work->recv_wc, IB_CM_REJ_STALE_CONN,
-			     CM_MSG_RESPONSE_REQ);
+			     CM_MSG_RESPONSE_REQ, 0, be32_to_cpu(p->id.remote_id));
 		if (old) {
 			ib_send_cm_dreq(&old->id, NULL, 0);
 			cm_put_id(old);
@@ -1571,7 +1570,8 @@ static struct cm_id_priv *cm_match_req(struct cm_work *work,
 		spin_unlock_irq(&cm.lock);
 		trace_icm_no_listener_err(&p->id);
 		cm_issue_rej(work->port, work->recv_wc,
-			     IB_CM_REJ_INVALID_SERVICE_ID, CM_MSG_RESPONSE_REQ);
+			     IB_CM_REJ_INVALID_SERVICE_ID, CM_MSG_RESPONSE_REQ,
+			     0, be32_to_cpu(p->id.remote_id));
 		return NULL;
 	}
 	spin_unlock_irq(&cm.lock);
@@ -1584,7 +1584,7 @@ static struct cm_id_priv *cm_match_req(struct cm_work *work,
  */
 static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p)
 {
-	struct cm_mad *req = cm_recv_mad(work);
+	struct cm_req_msg *req = cm_recv_msg(work);
 	const struct ib_global_route *grh;
 	const struct ib_gid_attr *gid_attr;
 	bool alt = cm_req_has_alt_path(req);
@@ -1621,7 +1621,8 @@ static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p)
 		return ret;
 	}
 	if (p->av.ah_attr.type == RDMA_AH_ATTR_TYPE_IB)
-		p->av.dlid_datapath = cm_get(req, CM_REQ_PRI_LOCAL_LID);
+		p->av.dlid_datapath =
+			IBA_GET(CM_REQ_PRIMARY_LOCAL_PORT_LID, req);
 
 	if (alt) {
 		ret = cm_av_from_path(&p->alt_av, &work->path[1], NULL);
@@ -1644,7 +1645,7 @@ static void cm_format_req_event(struct cm_work *work, struct cm_id_priv *p,
 				struct cm_id_priv *listen,
 				struct ib_cm_event *event)
 {
-	struct cm_mad *req = cm_recv_mad(work);
+	struct cm_req_msg *req = cm_recv_msg(work);
 	struct ib_cm_req_event_param *param = &event->param.req_rcvd;
 
 	event->event = IB_CM_REQ_RECEIVED;
@@ -1656,23 +1657,23 @@ static void cm_format_req_event(struct cm_work *work, struct cm_id_priv *p,
 							   NULL;
 	param->ppath_sgid_attr = p->av.ah_attr.grh.sgid_attr;
 	param->remote_ca_guid = p->remote_ca_guid;
-	param->remote_qkey = cm_get(req, CM_REQ_LOCAL_Q_KEY);
+	param->remote_qkey = IBA_GET(CM_REQ_LOCAL_Q_KEY, req);
 	param->remote_qpn = be32_to_cpu(p->remote_qpn);
 	param->qp_type = p->qp_type;
-	param->starting_psn = cm_get(req, CM_REQ_STARTING_PSN);
-	param->responder_resources = cm_get(req, CM_REQ_INITIATOR_DEPTH);
-	param->initiator_depth = cm_get(req, CM_REQ_RESPONDER_RESOURCES);
+	param->starting_psn = IBA_GET(CM_REQ_STARTING_PSN, req);
+	param->responder_resources = IBA_GET(CM_REQ_INITIATOR_DEPTH, req);
+	param->initiator_depth = IBA_GET(CM_REQ_RESPONDER_RESOURCES, req);
 	param->local_cm_response_timeout =
-		cm_get(req, CM_REQ_REMOTE_CM_RESP_TIMEOUT);
-	param->flow_control = cm_get(req, CM_REQ_END_TO_END_FLOW_CTRL);
+		IBA_GET(CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT, req);
+	param->flow_control = IBA_GET(CM_REQ_END_TO_END_FLOW_CONTROL, req);
 	param->remote_cm_response_timeout =
-		cm_get(req, CM_REQ_LOCAL_CM_RESP_TIMEOUT);
-	param->retry_count = cm_get(req, CM_REQ_RETRY_COUNT);
-	param->rnr_retry_count = cm_get(req, CM_REQ_RNR_RETRY_COUNT);
-	param->srq = cm_get(req, CM_REQ_SRQ);
-	param->ece.vendor_id = cm_get(req, CM_REQ_VENDOR_ID);
+		IBA_GET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, req);
+	param->retry_count = IBA_GET(CM_REQ_RETRY_COUNT, req);
+	param->rnr_retry_count = IBA_GET(CM_REQ_RNR_RETRY_COUNT, req);
+	param->srq = IBA_GET(CM_REQ_SRQ, req);
+	param->ece.vendor_id = IBA_GET(CM_REQ_VENDOR_ID, req);
 	param->ece.attr_mod = be32_to_cpu(req->hdr.attr_mod);
-	event->private_data = cm_field_ptr(req, CM_REQ_PRIVATE_DATA);
+	event->private_data = IBA_GET_MEM_PTR(CM_REQ_PRIVATE_DATA, req);
 }
 
 /*
@@ -1704,7 +1705,7 @@ static void cm_deliver_new(struct cm_id_priv *p, struct cm_id_priv *listen,
 
 static void cm_recv_req(struct cm_work *work)
 {
-	struct cm_mad *req = cm_recv_mad(work);
+	struct cm_req_msg *req = cm_recv_msg(work);
 	struct ib_cm_event event = {};
 	struct cm_id_priv *p, *listen;
 
@@ -1721,20 +1722,20 @@ static void cm_recv_req(struct cm_work *work)
 		return;
 	}
 
-	p->id.remote_id = cpu_to_be32(cm_get(req, CM_REQ_LOCAL_COMM_ID));
-	p->id.service_id = cpu_to_be64(cm_get(req, CM_REQ_SERVICE_ID));
+	p->id.remote_id = cpu_to_be32(IBA_GET(CM_REQ_LOCAL_COMM_ID, req));
+	p->id.service_id = cpu_to_be64(IBA_GET(CM_REQ_SERVICE_ID, req));
 	p->tid = req->hdr.tid;
-	p->timeout_ms = cm_iba_to_ms(cm_get(req, CM_REQ_LOCAL_CM_RESP_TIMEOUT));
-	p->max_cm_retries = cm_get(req, CM_REQ_MAX_CM_RETRIES);
-	p->remote_qpn = cpu_to_be32(cm_get(req, CM_REQ_LOCAL_QPN));
-	p->remote_ca_guid = cpu_to_be64(cm_get(req, CM_REQ_LOCAL_CA_GUID));
-	p->initiator_depth = cm_get(req, CM_REQ_RESPONDER_RESOURCES);
-	p->responder_resources = cm_get(req, CM_REQ_INITIATOR_DEPTH);
-	p->path_mtu = cm_get(req, CM_REQ_PATH_MTU);
-	p->pkey = cpu_to_be16(cm_get(req, CM_REQ_PARTITION_KEY));
-	p->sq_psn = cpu_to_be32(cm_get(req, CM_REQ_STARTING_PSN));
-	p->retry_count = cm_get(req, CM_REQ_RETRY_COUNT);
-	p->rnr_retry_count = cm_get(req, CM_REQ_RNR_RETRY_COUNT);
+	p->timeout_ms = cm_iba_to_ms(IBA_GET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, req));
+	p->max_cm_retries = IBA_GET(CM_REQ_MAX_CM_RETRIES, req);
+	p->remote_qpn = cpu_to_be32(IBA_GET(CM_REQ_LOCAL_QPN, req));
+	p->remote_ca_guid = cpu_to_be64(IBA_GET(CM_REQ_LOCAL_CA_GUID, req));
+	p->initiator_depth = IBA_GET(CM_REQ_RESPONDER_RESOURCES, req);
+	p->responder_resources = IBA_GET(CM_REQ_INITIATOR_DEPTH, req);
+	p->path_mtu = IBA_GET(CM_REQ_PATH_PACKET_PAYLOAD_MTU, req);
+	p->pkey = cpu_to_be16(IBA_GET(CM_REQ_PARTITION_KEY, req));
+	p->sq_psn = cpu_to_be32(IBA_GET(CM_REQ_STARTING_PSN, req));
+	p->retry_count = IBA_GET(CM_REQ_RETRY_COUNT, req);
+	p->rnr_retry_count = IBA_GET(CM_REQ_RNR_RETRY_COUNT, req);
 	p->qp_type = cm_req_qp_type(req);
 	p->id.state = IB_CM_REQ_RCVD;
 
@@ -1768,12 +1769,12 @@ free:
  * Receiving: REP, RTU, MRA, REJ
  */
 
-static __be32 cm_rep_qpn(struct cm_mad *rep, enum ib_qp_type qp_type)
+static __be32 cm_rep_qpn(struct cm_rep_msg *rep, enum ib_qp_type qp_type)
 {
 	/* An XRC target answers with its QPN in the EECN field. */
 	if (qp_type == IB_QPT_XRC_INI)
-		return cpu_to_be32(cm_get(rep, CM_REP_LOCAL_EECN));
-	return cpu_to_be32(cm_get(rep, CM_REP_LOCAL_QPN));
+		return cpu_to_be32(IBA_GET(CM_REP_LOCAL_EE_CONTEXT_NUMBER, rep));
+	return cpu_to_be32(IBA_GET(CM_REP_LOCAL_QPN, rep));
 }
 
 /* A REP for a connection that is past it: resend what answered it. */
@@ -1788,9 +1789,9 @@ static void cm_dup_rep(struct cm_work *work, struct cm_id_priv *p)
 
 	spin_lock_irq(&p->lock);
 	if (p->id.state == IB_CM_ESTABLISHED) {
-		cm_format_rtu(cm_msg_mad(msg), p, NULL, 0);
+		cm_format_rtu(msg->mad, p, NULL, 0);
 	} else if (p->id.state == IB_CM_MRA_REP_SENT) {
-		cm_format_mra(cm_msg_mad(msg), p, CM_MSG_RESPONSE_REP);
+		cm_format_mra(msg->mad, p, CM_MSG_RESPONSE_REP);
 		trace_icm_send_mra(&p->id);
 	} else {
 		spin_unlock_irq(&p->lock);
@@ -1810,38 +1811,38 @@ static void cm_forget_peer(struct cm_id_priv *p)
 	p->remote_qpn = 0;
 }
 
-static void cm_format_rep_event(struct cm_mad *rep, struct cm_id_priv *p,
+static void cm_format_rep_event(struct cm_rep_msg *rep, struct cm_id_priv *p,
 				struct ib_cm_event *event)
 {
 	struct ib_cm_rep_event_param *param = &event->param.rep_rcvd;
 
 	event->event = IB_CM_REP_RECEIVED;
 	param->remote_ca_guid = p->remote_ca_guid;
-	param->remote_qkey = cm_get(rep, CM_REP_LOCAL_Q_KEY);
+	param->remote_qkey = IBA_GET(CM_REP_LOCAL_Q_KEY, rep);
 	param->remote_qpn = be32_to_cpu(p->remote_qpn);
-	param->starting_psn = cm_get(rep, CM_REP_STARTING_PSN);
-	param->responder_resources = cm_get(rep, CM_REP_INITIATOR_DEPTH);
-	param->initiator_depth = cm_get(rep, CM_REP_RESPONDER_RESOURCES);
-	param->target_ack_delay = cm_get(rep, CM_REP_TARGET_ACK_DELAY);
-	param->failover_accepted = cm_get(rep, CM_REP_FAILOVER_ACCEPTED);
-	param->flow_control = cm_get(rep, CM_REP_END_TO_END_FLOW_CTRL);
-	param->rnr_retry_count = cm_get(rep, CM_REP_RNR_RETRY_COUNT);
-	param->srq = cm_get(rep, CM_REP_SRQ);
-	param->ece.vendor_id = cm_get(rep, CM_REP_VENDOR_ID_H) << 16 |
-			       cm_get(rep, CM_REP_VENDOR_ID_M) << 8 |
-			       cm_get(rep, CM_REP_VENDOR_ID_L);
+	param->starting_psn = IBA_GET(CM_REP_STARTING_PSN, rep);
+	param->responder_resources = IBA_GET(CM_REP_INITIATOR_DEPTH, rep);
+	param->initiator_depth = IBA_GET(CM_REP_RESPONDER_RESOURCES, rep);
+	param->target_ack_delay = IBA_GET(CM_REP_TARGET_ACK_DELAY, rep);
+	param->failover_accepted = IBA_GET(CM_REP_FAILOVER_ACCEPTED, rep);
+	param->flow_control = IBA_GET(CM_REP_END_TO_END_FLOW_CONTROL, rep);
+	param->rnr_retry_count = IBA_GET(CM_REP_RNR_RETRY_COUNT, rep);
+	param->srq = IBA_GET(CM_REP_SRQ, rep);
+	param->ece.vendor_id = IBA_GET(CM_REP_VENDOR_ID_H, rep) << 16 |
+			       IBA_GET(CM_REP_VENDOR_ID_M, rep) << 8 |
+			       IBA_GET(CM_REP_VENDOR_ID_L, rep);
 	param->ece.attr_mod = be32_to_cpu(rep->hdr.attr_mod);
-	event->private_data = cm_field_ptr(rep, CM_REP_PRIVATE_DATA);
+	event->private_data = IBA_GET_MEM_PTR(CM_REP_PRIVATE_DATA, rep);
 }
 
 static void cm_recv_rep(struct cm_work *work)
 {
-	struct cm_mad *rep = cm_recv_mad(work);
-	__be32 remote_id = cpu_to_be32(cm_get(rep, CM_REP_LOCAL_COMM_ID));
+	struct cm_rep_msg *rep = cm_recv_msg(work);
+	__be32 remote_id = cpu_to_be32(IBA_GET(CM_REP_LOCAL_COMM_ID, rep));
 	struct ib_cm_event event = {};
 	struct cm_id_priv *p, *old;
 
-	p = cm_find_local(cpu_to_be32(cm_get(rep, CM_REP_REMOTE_COMM_ID)), 0);
+	p = cm_find_local(cpu_to_be32(IBA_GET(CM_REP_REMOTE_COMM_ID, rep)), 0);
 	if (!p) {
 		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		trace_icm_remote_no_priv_err(be32_to_cpu(remote_id));
@@ -1877,7 +1878,7 @@ static void cm_recv_rep(struct cm_work *work)
 	}
 
 	p->id.remote_id = remote_id;
-	p->remote_ca_guid = cpu_to_be64(cm_get(rep, CM_REP_LOCAL_CA_GUID));
+	p->remote_ca_guid = cpu_to_be64(IBA_GET(CM_REP_LOCAL_CA_GUID, rep));
 	p->remote_qpn = cm_rep_qpn(rep, p->qp_type);
 
 	spin_lock(&cm.lock);
@@ -1900,7 +1901,9 @@ static void cm_recv_rep(struct cm_work *work)
 		trace_icm_staleconn_err(be32_to_cpu(p->id.local_id),
 					be32_to_cpu(remote_id));
 		cm_issue_rej(work->port, work->recv_wc, IB_CM_REJ_STALE_CONN,
-			     CM_MSG_RESPONSE_REP);
+			     CM_MSG_RESPONSE_REP,
+			     IBA_GET(CM_REP_REMOTE_COMM_ID, rep),
+			     be32_to_cpu(remote_id));
 		if (old) {
 			ib_send_cm_dreq(&old->id, NULL, 0);
 			cm_put_id(old);
@@ -1911,11 +1914,11 @@ static void cm_recv_rep(struct cm_work *work)
 
 	cm_cancel_msg(p);
 	p->id.state = IB_CM_REP_RCVD;
-	p->sq_psn = cpu_to_be32(cm_get(rep, CM_REP_STARTING_PSN));
-	p->initiator_depth = cm_get(rep, CM_REP_RESPONDER_RESOURCES);
-	p->responder_resources = cm_get(rep, CM_REP_INITIATOR_DEPTH);
-	p->target_ack_delay = cm_get(rep, CM_REP_TARGET_ACK_DELAY);
-	p->rnr_retry_count = cm_get(rep, CM_REP_RNR_RETRY_COUNT);
+	p->sq_psn = cpu_to_be32(IBA_GET(CM_REP_STARTING_PSN, rep));
+	p->initiator_depth = IBA_GET(CM_REP_RESPONDER_RESOURCES, rep);
+	p->responder_resources = IBA_GET(CM_REP_INITIATOR_DEPTH, rep);
+	p->target_ack_delay = IBA_GET(CM_REP_TARGET_ACK_DELAY, rep);
+	p->rnr_retry_count = IBA_GET(CM_REP_RNR_RETRY_COUNT, rep);
 	/* Our QP's ACK timeout now includes the peer's ACK delay. */
 	p->av.timeout = cm_ack_timeout(p->target_ack_delay, p->av.timeout - 1);
 	if (p->alt_av.port)
@@ -1928,21 +1931,23 @@ out:
 	cm_put_id(p);
 }
 
-/* Find the id a message carrying both comm IDs is for. */
-static struct cm_id_priv *cm_find_conn(struct cm_mad *mad)
+/*
+ * The id a message of an established exchange is for: @ours is our comm
+ * ID as the message names it, @theirs the sender's (host order).
+ */
+static struct cm_id_priv *cm_find_conn(u32 ours, u32 theirs)
 {
-	/* Every connection message starts with sender's, then our, ID. */
-	return cm_find_local(cpu_to_be32(cm_get(mad, CM_RTU_REMOTE_COMM_ID)),
-			     cpu_to_be32(cm_get(mad, CM_RTU_LOCAL_COMM_ID)));
+	return cm_find_local(cpu_to_be32(ours), cpu_to_be32(theirs));
 }
 
 static void cm_recv_rtu(struct cm_work *work)
 {
-	struct cm_mad *rtu = cm_recv_mad(work);
+	struct cm_rtu_msg *rtu = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_RTU_RECEIVED };
 	struct cm_id_priv *p;
 
-	p = cm_find_conn(rtu);
+	p = cm_find_conn(IBA_GET(CM_RTU_REMOTE_COMM_ID, rtu),
+			 IBA_GET(CM_RTU_LOCAL_COMM_ID, rtu));
 	if (!p) {
 		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		return;
@@ -1956,7 +1961,7 @@ static void cm_recv_rtu(struct cm_work *work)
 	cm_cancel_msg(p);
 	p->id.state = IB_CM_ESTABLISHED;
 	spin_unlock_irq(&p->lock);
-	event.private_data = cm_field_ptr(rtu, CM_RTU_PRIVATE_DATA);
+	event.private_data = IBA_GET_MEM_PTR(CM_RTU_PRIVATE_DATA, rtu);
 	cm_deliver(p, &event);
 out:
 	cm_put_id(p);
@@ -1964,14 +1969,14 @@ out:
 
 static void cm_recv_mra(struct cm_work *work)
 {
-	struct cm_mad *mra = cm_recv_mad(work);
+	struct cm_mra_msg *mra = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_MRA_RECEIVED };
-	unsigned int mraed = cm_get(mra, CM_MRA_MESSAGE_MRAED);
-	u8 service_timeout = cm_get(mra, CM_MRA_SERVICE_TIMEOUT);
+	unsigned int mraed = IBA_GET(CM_MRA_MESSAGE_MRAED, mra);
+	u8 service_timeout = IBA_GET(CM_MRA_SERVICE_TIMEOUT, mra);
 	struct cm_id_priv *p;
 	int timeout;
 
-	p = cm_find_local(cpu_to_be32(cm_get(mra, CM_MRA_REMOTE_COMM_ID)), 0);
+	p = cm_find_local(cpu_to_be32(IBA_GET(CM_MRA_REMOTE_COMM_ID, mra)), 0);
 	if (!p) {
 		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		trace_icm_mra_unknown_err(NULL);
@@ -1981,7 +1986,7 @@ static void cm_recv_mra(struct cm_work *work)
 	spin_lock_irq(&p->lock);
 	/* Once the peer is known, the MRA must come from it. */
 	if (p->id.state != IB_CM_REQ_SENT && p->id.state != IB_CM_MRA_REQ_RCVD &&
-	    p->id.remote_id != cpu_to_be32(cm_get(mra, CM_MRA_LOCAL_COMM_ID)))
+	    p->id.remote_id != cpu_to_be32(IBA_GET(CM_MRA_LOCAL_COMM_ID, mra)))
 		goto drop;
 
 	timeout = cm_iba_to_ms(service_timeout) + cm_iba_to_ms(p->av.timeout);
@@ -2016,7 +2021,7 @@ static void cm_recv_mra(struct cm_work *work)
 	}
 	spin_unlock_irq(&p->lock);
 	event.param.mra_rcvd.service_timeout = service_timeout;
-	event.private_data = cm_field_ptr(mra, CM_MRA_PRIVATE_DATA);
+	event.private_data = IBA_GET_MEM_PTR(CM_MRA_PRIVATE_DATA, mra);
 	cm_deliver(p, &event);
 	goto out;
 
@@ -2029,18 +2034,18 @@ out:
 }
 
 /* Find the id a REJ is for. */
-static struct cm_id_priv *cm_find_rejected(struct cm_mad *rej)
+static struct cm_id_priv *cm_find_rejected(struct cm_rej_msg *rej)
 {
-	__be32 local_id = cpu_to_be32(cm_get(rej, CM_REJ_REMOTE_COMM_ID));
-	__be32 remote_id = cpu_to_be32(cm_get(rej, CM_REJ_LOCAL_COMM_ID));
+	__be32 local_id = cpu_to_be32(IBA_GET(CM_REJ_REMOTE_COMM_ID, rej));
+	__be32 remote_id = cpu_to_be32(IBA_GET(CM_REJ_LOCAL_COMM_ID, rej));
 	struct cm_id_priv *p = NULL;
 
-	if (cm_get(rej, CM_REJ_REASON) == IB_CM_REJ_TIMEOUT &&
-	    cm_get(rej, CM_REJ_ARI_LENGTH) >= sizeof(__be64)) {
+	if (IBA_GET(CM_REJ_REASON, rej) == IB_CM_REJ_TIMEOUT &&
+	    IBA_GET(CM_REJ_REJECTED_INFO_LENGTH, rej) >= sizeof(__be64)) {
 		/* A timed out peer names itself by its CA GUID in the ARI. */
 		__be64 guid;
 
-		memcpy(&guid, cm_field_ptr(rej, CM_REJ_ARI), sizeof(guid));
+		memcpy(&guid, IBA_GET_MEM_PTR(CM_REJ_ARI, rej), sizeof(guid));
 		spin_lock_irq(&cm.lock);
 		p = cm_find_remote_id(remote_id, guid);
 		if (p && !refcount_inc_not_zero(&p->refcount))
@@ -2051,17 +2056,17 @@ static struct cm_id_priv *cm_find_rejected(struct cm_mad *rej)
 	}
 
 	/* Before our REQ was answered the peer's ID is not known to us. */
-	if (cm_get(rej, CM_REJ_MESSAGE_REJECTED) == CM_MSG_RESPONSE_REQ)
+	if (IBA_GET(CM_REJ_MESSAGE_REJECTED, rej) == CM_MSG_RESPONSE_REQ)
 		return cm_find_local(local_id, 0);
 	return cm_find_local(local_id, remote_id);
 }
 
 static void cm_recv_rej(struct cm_work *work)
 {
-	struct cm_mad *rej = cm_recv_mad(work);
+	struct cm_rej_msg *rej = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_REJ_RECEIVED };
-	enum ib_cm_rej_reason reason = cm_get(rej, CM_REJ_REASON);
-	unsigned int ari_len = cm_get(rej, CM_REJ_ARI_LENGTH);
+	enum ib_cm_rej_reason reason = IBA_GET(CM_REJ_REASON, rej);
+	unsigned int ari_len = IBA_GET(CM_REJ_REJECTED_INFO_LENGTH, rej);
 	struct cm_id_priv *p;
 
 	if (ari_len > IB_CM_REJ_ARI_LENGTH) {
@@ -2109,9 +2114,9 @@ static void cm_recv_rej(struct cm_work *work)
 	spin_unlock_irq(&p->lock);
 
 	event.param.rej_rcvd.reason = reason;
-	event.param.rej_rcvd.ari = cm_field_ptr(rej, CM_REJ_ARI);
+	event.param.rej_rcvd.ari = IBA_GET_MEM_PTR(CM_REJ_ARI, rej);
 	event.param.rej_rcvd.ari_length = ari_len;
-	event.private_data = cm_field_ptr(rej, CM_REJ_PRIVATE_DATA);
+	event.private_data = IBA_GET_MEM_PTR(CM_REJ_PRIVATE_DATA, rej);
 	cm_deliver(p, &event);
 out:
 	cm_put_id(p);
@@ -2125,15 +2130,15 @@ out:
 static void cm_issue_drep(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 			  bool resent)
 {
-	struct cm_mad *dreq = (struct cm_mad *)recv_wc->recv_buf.mad;
+	struct cm_dreq_msg *dreq = (struct cm_dreq_msg *)recv_wc->recv_buf.mad;
 	struct ib_mad_send_buf *msg;
-	u32 local = cm_get(dreq, CM_DREQ_REMOTE_COMM_ID);
-	u32 remote = cm_get(dreq, CM_DREQ_LOCAL_COMM_ID);
+	u32 local = IBA_GET(CM_DREQ_REMOTE_COMM_ID, dreq);
+	u32 remote = IBA_GET(CM_DREQ_LOCAL_COMM_ID, dreq);
 
 	msg = cm_alloc_response(port, recv_wc);
 	if (IS_ERR(msg))
 		return;
-	cm_format_drep(cm_msg_mad(msg), cpu_to_be32(local), cpu_to_be32(remote),
+	cm_format_drep(msg->mad, cpu_to_be32(local), cpu_to_be32(remote),
 		       dreq->hdr.tid, NULL, 0);
 	trace_icm_issue_drep(local, remote);
 	if (resent)
@@ -2144,11 +2149,12 @@ static void cm_issue_drep(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 
 static void cm_recv_dreq(struct cm_work *work)
 {
-	struct cm_mad *dreq = cm_recv_mad(work);
+	struct cm_dreq_msg *dreq = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_DREQ_RECEIVED };
 	struct cm_id_priv *p;
 
-	p = cm_find_conn(dreq);
+	p = cm_find_conn(IBA_GET(CM_DREQ_REMOTE_COMM_ID, dreq),
+			 IBA_GET(CM_DREQ_LOCAL_COMM_ID, dreq));
 	if (!p) {
 		/* The connection is gone; the peer still needs its DREP. */
 		cm_count(work->port, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID, 1);
@@ -2158,7 +2164,7 @@ static void cm_recv_dreq(struct cm_work *work)
 	}
 
 	spin_lock_irq(&p->lock);
-	if (p->local_qpn != cpu_to_be32(cm_get(dreq, CM_DREQ_REMOTE_QPN))) {
+	if (p->local_qpn != cpu_to_be32(IBA_GET(CM_DREQ_REMOTE_QPN_EECN, dreq))) {
 		spin_unlock_irq(&p->lock);
 		cm_count_drop(work->port, CM_DROP_FIELD);
 		goto out;
@@ -2188,7 +2194,7 @@ static void cm_recv_dreq(struct cm_work *work)
 	p->id.state = IB_CM_DREQ_RCVD;
 	p->tid = dreq->hdr.tid;
 	spin_unlock_irq(&p->lock);
-	event.private_data = cm_field_ptr(dreq, CM_DREQ_PRIVATE_DATA);
+	event.private_data = IBA_GET_MEM_PTR(CM_DREQ_PRIVATE_DATA, dreq);
 	cm_deliver(p, &event);
 out:
 	cm_put_id(p);
@@ -2196,11 +2202,12 @@ out:
 
 static void cm_recv_drep(struct cm_work *work)
 {
-	struct cm_mad *drep = cm_recv_mad(work);
+	struct cm_drep_msg *drep = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_DREP_RECEIVED };
 	struct cm_id_priv *p;
 
-	p = cm_find_conn(drep);
+	p = cm_find_conn(IBA_GET(CM_DREP_REMOTE_COMM_ID, drep),
+			 IBA_GET(CM_DREP_LOCAL_COMM_ID, drep));
 	if (!p) {
 		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		return;
@@ -2216,7 +2223,7 @@ static void cm_recv_drep(struct cm_work *work)
 	}
 	cm_enter_timewait(p);
 	spin_unlock_irq(&p->lock);
-	event.private_data = cm_field_ptr(drep, CM_DREP_PRIVATE_DATA);
+	event.private_data = IBA_GET_MEM_PTR(CM_DREP_PRIVATE_DATA, drep);
 	cm_deliver(p, &event);
 out:
 	cm_put_id(p);
@@ -2228,7 +2235,7 @@ out:
 
 static void cm_recv_sidr_req(struct cm_work *work)
 {
-	struct cm_mad *req = cm_recv_mad(work);
+	struct cm_sidr_req_msg *req = cm_recv_msg(work);
 	struct ib_wc *wc = work->recv_wc->wc;
 	struct ib_cm_event event = { .event = IB_CM_SIDR_REQ_RECEIVED };
 	struct ib_cm_sidr_req_event_param *param = &event.param.sidr_req_rcvd;
@@ -2240,8 +2247,8 @@ static void cm_recv_sidr_req(struct cm_work *work)
 		cm_count_drop(work->port, CM_DROP_NOMEM);
 		return;
 	}
-	p->id.remote_id = cpu_to_be32(cm_get(req, CM_SIDR_REQ_REQUEST_ID));
-	p->id.service_id = cpu_to_be64(cm_get(req, CM_SIDR_REQ_SERVICE_ID));
+	p->id.remote_id = cpu_to_be32(IBA_GET(CM_SIDR_REQ_REQUESTID, req));
+	p->id.service_id = cpu_to_be64(IBA_GET(CM_SIDR_REQ_SERVICEID, req));
 	p->tid = req->hdr.tid;
 	p->id.state = IB_CM_SIDR_REQ_RCVD;
 	if (wc->wc_flags & IB_WC_GRH)
@@ -2275,8 +2282,8 @@ static void cm_recv_sidr_req(struct cm_work *work)
 	param->sgid_attr = p->av.ah_attr.grh.sgid_attr;
 	param->bth_pkey = cm_bth_pkey(work);
 	param->port = work->port->port_num;
-	param->pkey = cm_get(req, CM_SIDR_REQ_PARTITION_KEY);
-	event.private_data = cm_field_ptr(req, CM_SIDR_REQ_PRIVATE_DATA);
+	param->pkey = IBA_GET(CM_SIDR_REQ_PARTITION_KEY, req);
+	event.private_data = IBA_GET_MEM_PTR(CM_SIDR_REQ_PRIVATE_DATA, req);
 	cm_publish_id(p);
 	cm_deliver_new(p, listen, &event);
 	cm_put_id(listen);
@@ -2290,11 +2297,12 @@ free:
 
 static void cm_recv_sidr_rep(struct cm_work *work)
 {
-	struct cm_mad *rep = cm_recv_mad(work);
+	struct cm_sidr_rep_msg *rep = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_SIDR_REP_RECEIVED };
 	struct ib_cm_sidr_rep_event_param *param = &event.param.sidr_rep_rcvd;
-	unsigned int status = cm_get(rep, CM_SIDR_REP_STATUS);
-	unsigned int info_len = cm_get(rep, CM_SIDR_REP_INFO_LENGTH);
+	unsigned int status = IBA_GET(CM_SIDR_REP_STATUS, rep);
+	unsigned int info_len =
+		IBA_GET(CM_SIDR_REP_ADDITIONAL_INFORMATION_LENGTH, rep);
 	struct cm_id_priv *p;
 
 	if (status > IB_SIDR_UNSUPPORTED_VERSION ||
@@ -2302,7 +2310,7 @@ static void cm_recv_sidr_rep(struct cm_work *work)
 		cm_count_drop(work->port, CM_DROP_FIELD);
 		return;
 	}
-	p = cm_find_local(cpu_to_be32(cm_get(rep, CM_SIDR_REP_REQUEST_ID)), 0);
+	p = cm_find_local(cpu_to_be32(IBA_GET(CM_SIDR_REP_REQUESTID, rep)), 0);
 	if (!p) {
 		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		return;
@@ -2318,12 +2326,12 @@ static void cm_recv_sidr_rep(struct cm_work *work)
 	spin_unlock_irq(&p->lock);
 
 	param->status = status;
-	param->qkey = cm_get(rep, CM_SIDR_REP_Q_KEY);
-	param->qpn = cm_get(rep, CM_SIDR_REP_QPN);
-	param->info = cm_field_ptr(rep, CM_SIDR_REP_INFO);
+	param->qkey = IBA_GET(CM_SIDR_REP_Q_KEY, rep);
+	param->qpn = IBA_GET(CM_SIDR_REP_QPN, rep);
+	param->info = IBA_GET_MEM_PTR(CM_SIDR_REP_ADDITIONAL_INFORMATION, rep);
 	param->info_len = info_len;
 	param->sgid_attr = p->av.ah_attr.grh.sgid_attr;
-	event.private_data = cm_field_ptr(rep, CM_SIDR_REP_PRIVATE_DATA);
+	event.private_data = IBA_GET_MEM_PTR(CM_SIDR_REP_PRIVATE_DATA, rep);
 	cm_deliver(p, &event);
 out:
 	cm_put_id(p);
@@ -2333,35 +2341,36 @@ out:
  * Receiving: LAP, APR (no API sends a LAP; both are accepted)
  */
 
-static void cm_path_from_lap(struct cm_mad *lap, struct cm_id_priv *p,
+static void cm_path_from_lap(struct cm_lap_msg *lap, struct cm_id_priv *p,
 			     struct sa_path_rec *path)
 {
-	u8 plt = cm_get(lap, CM_LAP_ALT_LOCAL_ACK_TIMEOUT);
+	u8 plt = IBA_GET(CM_LAP_ALTERNATE_LOCAL_ACK_TIMEOUT, lap);
 
 	memset(path, 0, sizeof(*path));
 	path->rec_type = SA_PATH_REC_TYPE_IB;
-	path->dgid = *(union ib_gid *)cm_field_ptr(lap, CM_LAP_ALT_LOCAL_GID);
-	path->sgid = *(union ib_gid *)cm_field_ptr(lap, CM_LAP_ALT_REMOTE_GID);
-	path->flow_label = cpu_to_be32(cm_get(lap, CM_LAP_ALT_FLOW_LABEL));
-	path->hop_limit = cm_get(lap, CM_LAP_ALT_HOP_LIMIT);
-	path->traffic_class = cm_get(lap, CM_LAP_ALT_TRAFFIC_CLASS);
+	path->dgid = *IBA_GET_MEM_PTR(CM_LAP_ALTERNATE_LOCAL_PORT_GID, lap);
+	path->sgid = *IBA_GET_MEM_PTR(CM_LAP_ALTERNATE_REMOTE_PORT_GID, lap);
+	path->flow_label =
+		cpu_to_be32(IBA_GET(CM_LAP_ALTERNATE_FLOW_LABEL, lap));
+	path->hop_limit = IBA_GET(CM_LAP_ALTERNATE_HOP_LIMIT, lap);
+	path->traffic_class = IBA_GET(CM_LAP_ALTERNATE_TRAFFIC_CLASS, lap);
 	path->reversible = 1;
 	path->pkey = p->pkey;
-	path->sl = cm_get(lap, CM_LAP_ALT_SL);
+	path->sl = IBA_GET(CM_LAP_ALTERNATE_SL, lap);
 	path->mtu_selector = IB_SA_EQ;
 	path->mtu = p->path_mtu;
 	path->rate_selector = IB_SA_EQ;
-	path->rate = cm_get(lap, CM_LAP_ALT_PACKET_RATE);
+	path->rate = IBA_GET(CM_LAP_ALTERNATE_PACKET_RATE, lap);
 	path->packet_life_time_selector = IB_SA_EQ;
 	path->packet_life_time = plt ? plt - 1 : 0;
 	path->service_id = p->id.service_id;
-	sa_path_set_dlid(path, cm_get(lap, CM_LAP_ALT_LOCAL_LID));
-	sa_path_set_slid(path, cm_get(lap, CM_LAP_ALT_REMOTE_LID));
+	sa_path_set_dlid(path, IBA_GET(CM_LAP_ALTERNATE_LOCAL_PORT_LID, lap));
+	sa_path_set_slid(path, IBA_GET(CM_LAP_ALTERNATE_REMOTE_PORT_LID, lap));
 }
 
 static void cm_recv_lap(struct cm_work *work)
 {
-	struct cm_mad *lap = cm_recv_mad(work);
+	struct cm_lap_msg *lap = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_LAP_RECEIVED };
 	struct ib_mad_send_buf *msg = NULL;
 	struct cm_av alt_av = {};
@@ -2373,7 +2382,8 @@ static void cm_recv_lap(struct cm_work *work)
 		cm_count_drop(work->port, CM_DROP_ATTR);
 		return;
 	}
-	p = cm_find_conn(lap);
+	p = cm_find_conn(IBA_GET(CM_LAP_REMOTE_COMM_ID, lap),
+			 IBA_GET(CM_LAP_LOCAL_COMM_ID, lap));
 	if (!p) {
 		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		return;
@@ -2394,7 +2404,7 @@ static void cm_recv_lap(struct cm_work *work)
 		cm_count(work->port, CM_RECV_DUPLICATES, CM_LAP_ATTR_ID, 1);
 		if (IS_ERR_OR_NULL(msg))
 			goto unlock;
-		cm_format_mra(cm_msg_mad(msg), p, CM_MSG_RESPONSE_OTHER);
+		cm_format_mra(msg->mad, p, CM_MSG_RESPONSE_OTHER);
 		trace_icm_send_mra(&p->id);
 		spin_unlock_irq(&p->lock);
 		cm_post_resent(msg);
@@ -2430,7 +2440,7 @@ static void cm_recv_lap(struct cm_work *work)
 	cm_av_release(&alt_av);
 
 	event.param.lap_rcvd.alternate_path = &work->path[0];
-	event.private_data = cm_field_ptr(lap, CM_LAP_PRIVATE_DATA);
+	event.private_data = IBA_GET_MEM_PTR(CM_LAP_PRIVATE_DATA, lap);
 	cm_deliver(p, &event);
 	goto out;
 
@@ -2444,17 +2454,18 @@ out:
 
 static void cm_recv_apr(struct cm_work *work)
 {
-	struct cm_mad *apr = cm_recv_mad(work);
+	struct cm_apr_msg *apr = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_APR_RECEIVED };
-	unsigned int status = cm_get(apr, CM_APR_STATUS);
-	unsigned int info_len = cm_get(apr, CM_APR_INFO_LENGTH);
+	unsigned int status = IBA_GET(CM_APR_AR_STATUS, apr);
+	unsigned int info_len = IBA_GET(CM_APR_ADDITIONAL_INFORMATION_LENGTH, apr);
 	struct cm_id_priv *p;
 
 	if (status > IB_CM_APR_INVALID_SL || info_len > IB_CM_APR_INFO_LENGTH) {
 		cm_count_drop(work->port, CM_DROP_FIELD);
 		return;
 	}
-	p = cm_find_conn(apr);
+	p = cm_find_conn(IBA_GET(CM_APR_REMOTE_COMM_ID, apr),
+			 IBA_GET(CM_APR_LOCAL_COMM_ID, apr));
 	if (!p) {
 		cm_count_drop(work->port, CM_DROP_UNMATCHED);
 		return;
@@ -2471,9 +2482,10 @@ static void cm_recv_apr(struct cm_work *work)
 	spin_unlock_irq(&p->lock);
 
 	event.param.apr_rcvd.ap_status = status;
-	event.param.apr_rcvd.apr_info = cm_field_ptr(apr, CM_APR_INFO);
+	event.param.apr_rcvd.apr_info =
+		IBA_GET_MEM_PTR(CM_APR_ADDITIONAL_INFORMATION, apr);
 	event.param.apr_rcvd.info_len = info_len;
-	event.private_data = cm_field_ptr(apr, CM_APR_PRIVATE_DATA);
+	event.private_data = IBA_GET_MEM_PTR(CM_APR_PRIVATE_DATA, apr);
 	cm_deliver(p, &event);
 out:
 	cm_put_id(p);
@@ -2557,7 +2569,7 @@ static void (*const cm_recv_fn[CM_ATTR_COUNT])(struct cm_work *work) = {
 
 static void cm_process_recv(struct cm_work *work)
 {
-	cm_recv_fn[cm_attr_index(cm_recv_mad(work)->hdr.attr_id)](work);
+	cm_recv_fn[cm_attr_index(cm_recv_hdr(work->recv_wc)->attr_id)](work);
 	cm_tp->free_recv(work->recv_wc);
 }
 
@@ -2626,7 +2638,7 @@ static int cm_check_mad(struct ib_mad_recv_wc *recv_wc)
 {
 	const struct ib_mad_hdr *hdr = &recv_wc->recv_buf.mad->mad_hdr;
 
-	if (recv_wc->mad_len < (int)sizeof(struct cm_mad))
+	if (recv_wc->mad_len < IB_MGMT_MAD_SIZE)
 		return CM_DROP_LENGTH;
 	if (hdr->base_version != IB_MGMT_BASE_VERSION ||
 	    hdr->mgmt_class != IB_MGMT_CLASS_CM ||
@@ -2822,80 +2834,92 @@ static void cm_req_lids(struct sa_path_rec *path, struct sa_path_rec *inbound,
 	*remote = 0xffff;
 }
 
-static void cm_format_req(struct cm_mad *mad, struct cm_id_priv *p,
+/* The primary path of a REQ we send. */
+static void cm_format_req_primary(struct cm_req_msg *req,
+				  struct ib_cm_req_param *param, u8 ack_delay)
+{
+	struct sa_path_rec *pri = param->primary_path;
+	u16 llid, rlid;
+
+	*IBA_GET_MEM_PTR(CM_REQ_PRIMARY_LOCAL_PORT_GID, req) = pri->sgid;
+	*IBA_GET_MEM_PTR(CM_REQ_PRIMARY_REMOTE_PORT_GID, req) = pri->dgid;
+	cm_req_lids(pri, param->primary_path_inbound, &llid, &rlid);
+	IBA_SET(CM_REQ_PRIMARY_LOCAL_PORT_LID, req, llid);
+	IBA_SET(CM_REQ_PRIMARY_REMOTE_PORT_LID, req, rlid);
+	IBA_SET(CM_REQ_PRIMARY_FLOW_LABEL, req, be32_to_cpu(pri->flow_label));
+	IBA_SET(CM_REQ_PRIMARY_PACKET_RATE, req, pri->rate);
+	IBA_SET(CM_REQ_PRIMARY_TRAFFIC_CLASS, req, pri->traffic_class);
+	IBA_SET(CM_REQ_PRIMARY_HOP_LIMIT, req, pri->hop_limit);
+	IBA_SET(CM_REQ_PRIMARY_SL, req, pri->sl);
+	IBA_SET(CM_REQ_PRIMARY_SUBNET_LOCAL, req, pri->hop_limit <= 1);
+	IBA_SET(CM_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, req,
+		cm_ack_timeout(ack_delay, pri->packet_life_time));
+}
+
+/* The alternate path of a REQ we send. */
+static void cm_format_req_alternate(struct cm_req_msg *req,
+				    struct sa_path_rec *alt, u8 ack_delay)
+{
+	u16 llid, rlid;
+
+	*IBA_GET_MEM_PTR(CM_REQ_ALTERNATE_LOCAL_PORT_GID, req) = alt->sgid;
+	*IBA_GET_MEM_PTR(CM_REQ_ALTERNATE_REMOTE_PORT_GID, req) = alt->dgid;
+	cm_req_lids(alt, NULL, &llid, &rlid);
+	IBA_SET(CM_REQ_ALTERNATE_LOCAL_PORT_LID, req, llid);
+	IBA_SET(CM_REQ_ALTERNATE_REMOTE_PORT_LID, req, rlid);
+	IBA_SET(CM_REQ_ALTERNATE_FLOW_LABEL, req, be32_to_cpu(alt->flow_label));
+	IBA_SET(CM_REQ_ALTERNATE_PACKET_RATE, req, alt->rate);
+	IBA_SET(CM_REQ_ALTERNATE_TRAFFIC_CLASS, req, alt->traffic_class);
+	IBA_SET(CM_REQ_ALTERNATE_HOP_LIMIT, req, alt->hop_limit);
+	IBA_SET(CM_REQ_ALTERNATE_SL, req, alt->sl);
+	IBA_SET(CM_REQ_ALTERNATE_SUBNET_LOCAL, req, alt->hop_limit <= 1);
+	IBA_SET(CM_REQ_ALTERNATE_LOCAL_ACK_TIMEOUT, req,
+		cm_ack_timeout(ack_delay, alt->packet_life_time));
+}
+
+static void cm_format_req(struct cm_req_msg *req, struct cm_id_priv *p,
 			  struct ib_cm_req_param *param)
 {
 	struct sa_path_rec *pri = param->primary_path;
-	struct sa_path_rec *alt = param->alternate_path;
 	u8 ack_delay = p->av.port->cm_dev->ack_delay;
-	u16 llid, rlid;
+	unsigned int transport = CM_REQ_TRANSPORT_RC;
 
-	cm_init_mad(mad, CM_REQ_ATTR_ID, p->tid);
-	mad->hdr.attr_mod = cpu_to_be32(param->ece.attr_mod);
-	cm_set(mad, CM_REQ_LOCAL_COMM_ID, be32_to_cpu(p->id.local_id));
-	cm_set(mad, CM_REQ_VENDOR_ID, param->ece.vendor_id);
-	cm_set(mad, CM_REQ_SERVICE_ID, be64_to_cpu(param->service_id));
-	cm_set(mad, CM_REQ_LOCAL_CA_GUID, be64_to_cpu(p->id.device->node_guid));
-	cm_set(mad, CM_REQ_LOCAL_QPN, param->qp_num);
-	cm_set(mad, CM_REQ_INITIATOR_DEPTH, param->initiator_depth);
-	cm_set(mad, CM_REQ_REMOTE_CM_RESP_TIMEOUT,
-	       param->remote_cm_response_timeout);
+	cm_init_mad(&req->hdr, CM_REQ_ATTR_ID, p->tid);
+	req->hdr.attr_mod = cpu_to_be32(param->ece.attr_mod);
+	IBA_SET(CM_REQ_LOCAL_COMM_ID, req, be32_to_cpu(p->id.local_id));
+	IBA_SET(CM_REQ_VENDOR_ID, req, param->ece.vendor_id);
+	IBA_SET(CM_REQ_SERVICE_ID, req, be64_to_cpu(param->service_id));
+	IBA_SET(CM_REQ_LOCAL_CA_GUID, req,
+		be64_to_cpu(p->id.device->node_guid));
+	IBA_SET(CM_REQ_LOCAL_QPN, req, param->qp_num);
+	IBA_SET(CM_REQ_INITIATOR_DEPTH, req, param->initiator_depth);
+	IBA_SET(CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT, req,
+		param->remote_cm_response_timeout);
 	if (param->qp_type == IB_QPT_XRC_INI) {
-		cm_set(mad, CM_REQ_TRANSPORT_SERVICE, CM_REQ_TRANSPORT_EXTENDED);
-		cm_set(mad, CM_REQ_EXT_TRANSPORT, CM_REQ_EXT_TRANSPORT_XRC);
+		transport = CM_REQ_TRANSPORT_EXTENDED;
+		IBA_SET(CM_REQ_EXTENDED_TRANSPORT_TYPE, req,
+			CM_REQ_EXT_TRANSPORT_XRC);
 	} else {
-		cm_set(mad, CM_REQ_TRANSPORT_SERVICE,
-		       param->qp_type == IB_QPT_UC ? CM_REQ_TRANSPORT_UC :
-						     CM_REQ_TRANSPORT_RC);
-		cm_set(mad, CM_REQ_RESPONDER_RESOURCES,
-		       param->responder_resources);
-		cm_set(mad, CM_REQ_RETRY_COUNT, param->retry_count);
-		cm_set(mad, CM_REQ_RNR_RETRY_COUNT, param->rnr_retry_count);
-		cm_set(mad, CM_REQ_SRQ, param->srq);
+		if (param->qp_type == IB_QPT_UC)
+			transport = CM_REQ_TRANSPORT_UC;
+		IBA_SET(CM_REQ_RESPONDER_RESOURCES, req,
+			param->responder_resources);
+		IBA_SET(CM_REQ_RETRY_COUNT, req, param->retry_count);
+		IBA_SET(CM_REQ_RNR_RETRY_COUNT, req, param->rnr_retry_count);
+		IBA_SET(CM_REQ_SRQ, req, param->srq);
 	}
-	cm_set(mad, CM_REQ_END_TO_END_FLOW_CTRL, param->flow_control);
-	cm_set(mad, CM_REQ_STARTING_PSN, param->starting_psn);
-	cm_set(mad, CM_REQ_LOCAL_CM_RESP_TIMEOUT,
-	       param->local_cm_response_timeout);
-	cm_set(mad, CM_REQ_PARTITION_KEY, be16_to_cpu(pri->pkey));
-	cm_set(mad, CM_REQ_PATH_MTU, pri->mtu);
-	cm_set(mad, CM_REQ_MAX_CM_RETRIES, param->max_cm_retries);
-
-	memcpy(cm_field_ptr(mad, CM_REQ_PRI_LOCAL_GID), &pri->sgid,
-	       sizeof(pri->sgid));
-	memcpy(cm_field_ptr(mad, CM_REQ_PRI_REMOTE_GID), &pri->dgid,
-	       sizeof(pri->dgid));
-	cm_req_lids(pri, param->primary_path_inbound, &llid, &rlid);
-	cm_set(mad, CM_REQ_PRI_LOCAL_LID, llid);
-	cm_set(mad, CM_REQ_PRI_REMOTE_LID, rlid);
-	cm_set(mad, CM_REQ_PRI_FLOW_LABEL, be32_to_cpu(pri->flow_label));
-	cm_set(mad, CM_REQ_PRI_PACKET_RATE, pri->rate);
-	cm_set(mad, CM_REQ_PRI_TRAFFIC_CLASS, pri->traffic_class);
-	cm_set(mad, CM_REQ_PRI_HOP_LIMIT, pri->hop_limit);
-	cm_set(mad, CM_REQ_PRI_SL, pri->sl);
-	cm_set(mad, CM_REQ_PRI_SUBNET_LOCAL, pri->hop_limit <= 1);
-	cm_set(mad, CM_REQ_PRI_LOCAL_ACK_TIMEOUT,
-	       cm_ack_timeout(ack_delay, pri->packet_life_time));
-
-	if (alt) {
-		memcpy(cm_field_ptr(mad, CM_REQ_ALT_LOCAL_GID), &alt->sgid,
-		       sizeof(alt->sgid));
-		memcpy(cm_field_ptr(mad, CM_REQ_ALT_REMOTE_GID), &alt->dgid,
-		       sizeof(alt->dgid));
-		cm_req_lids(alt, NULL, &llid, &rlid);
-		cm_set(mad, CM_REQ_ALT_LOCAL_LID, llid);
-		cm_set(mad, CM_REQ_ALT_REMOTE_LID, rlid);
-		cm_set(mad, CM_REQ_ALT_FLOW_LABEL, be32_to_cpu(alt->flow_label));
-		cm_set(mad, CM_REQ_ALT_PACKET_RATE, alt->rate);
-		cm_set(mad, CM_REQ_ALT_TRAFFIC_CLASS, alt->traffic_class);
-		cm_set(mad, CM_REQ_ALT_HOP_LIMIT, alt->hop_limit);
-		cm_set(mad, CM_REQ_ALT_SL, alt->sl);
-		cm_set(mad, CM_REQ_ALT_SUBNET_LOCAL, alt->hop_limit <= 1);
-		cm_set(mad, CM_REQ_ALT_LOCAL_ACK_TIMEOUT,
-		       cm_ack_timeout(ack_delay, alt->packet_life_time));
-	}
-	cm_put_data(cm_field_ptr(mad, CM_REQ_PRIVATE_DATA),
-		    cm_field_bytes(CM_REQ_PRIVATE_DATA), param->private_data,
+	IBA_SET(CM_REQ_TRANSPORT_SERVICE_TYPE, req, transport);
+	IBA_SET(CM_REQ_END_TO_END_FLOW_CONTROL, req, param->flow_control);
+	IBA_SET(CM_REQ_STARTING_PSN, req, param->starting_psn);
+	IBA_SET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, req,
+		param->local_cm_response_timeout);
+	IBA_SET(CM_REQ_PARTITION_KEY, req, be16_to_cpu(pri->pkey));
+	IBA_SET(CM_REQ_PATH_PACKET_PAYLOAD_MTU, req, pri->mtu);
+	IBA_SET(CM_REQ_MAX_CM_RETRIES, req, param->max_cm_retries);
+	cm_format_req_primary(req, param, ack_delay);
+	if (param->alternate_path)
+		cm_format_req_alternate(req, param->alternate_path, ack_delay);
+	IBA_SET_MEM(CM_REQ_PRIVATE_DATA, req, param->private_data,
 		    param->private_data_len);
 }
 
@@ -2954,7 +2978,7 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 		ret = PTR_ERR(msg);
 		goto unlock;
 	}
-	cm_format_req(cm_msg_mad(msg), p, param);
+	cm_format_req(msg->mad, p, param);
 	trace_icm_send_req(&p->id);
 	ret = cm_post_tracked(p, msg, IB_CM_REQ_SENT);
 	if (!ret)
@@ -2968,34 +2992,35 @@ out:
 }
 EXPORT_SYMBOL(ib_send_cm_req);
 
-static void cm_format_rep(struct cm_mad *mad, struct cm_id_priv *p,
+static void cm_format_rep(struct cm_rep_msg *rep, struct cm_id_priv *p,
 			  struct ib_cm_rep_param *param)
 {
-	cm_init_mad(mad, CM_REP_ATTR_ID, p->tid);
-	mad->hdr.attr_mod = cpu_to_be32(param->ece.attr_mod);
-	cm_set(mad, CM_REP_LOCAL_COMM_ID, be32_to_cpu(p->id.local_id));
-	cm_set(mad, CM_REP_REMOTE_COMM_ID, be32_to_cpu(p->id.remote_id));
-	cm_set(mad, CM_REP_STARTING_PSN, param->starting_psn);
-	cm_set(mad, CM_REP_RESPONDER_RESOURCES, param->responder_resources);
-	cm_set(mad, CM_REP_TARGET_ACK_DELAY, p->av.port->cm_dev->ack_delay);
-	cm_set(mad, CM_REP_FAILOVER_ACCEPTED, param->failover_accepted);
-	cm_set(mad, CM_REP_RNR_RETRY_COUNT, param->rnr_retry_count);
-	cm_set(mad, CM_REP_LOCAL_CA_GUID, be64_to_cpu(p->id.device->node_guid));
+	cm_init_mad(&rep->hdr, CM_REP_ATTR_ID, p->tid);
+	rep->hdr.attr_mod = cpu_to_be32(param->ece.attr_mod);
+	IBA_SET(CM_REP_LOCAL_COMM_ID, rep, be32_to_cpu(p->id.local_id));
+	IBA_SET(CM_REP_REMOTE_COMM_ID, rep, be32_to_cpu(p->id.remote_id));
+	IBA_SET(CM_REP_STARTING_PSN, rep, param->starting_psn);
+	IBA_SET(CM_REP_RESPONDER_RESOURCES, rep, param->responder_resources);
+	IBA_SET(CM_REP_TARGET_ACK_DELAY, rep, p->av.port->cm_dev->ack_delay);
+	IBA_SET(CM_REP_FAILOVER_ACCEPTED, rep, param->failover_accepted);
+	IBA_SET(CM_REP_RNR_RETRY_COUNT, rep, param->rnr_retry_count);
+	IBA_SET(CM_REP_LOCAL_CA_GUID, rep,
+		be64_to_cpu(p->id.device->node_guid));
 	if (p->qp_type == IB_QPT_XRC_TGT) {
 		/* An XRC target has no send side; it always uses an SRQ. */
-		cm_set(mad, CM_REP_SRQ, 1);
-		cm_set(mad, CM_REP_LOCAL_EECN, param->qp_num);
+		IBA_SET(CM_REP_SRQ, rep, 1);
+		IBA_SET(CM_REP_LOCAL_EE_CONTEXT_NUMBER, rep, param->qp_num);
 	} else {
-		cm_set(mad, CM_REP_INITIATOR_DEPTH, param->initiator_depth);
-		cm_set(mad, CM_REP_END_TO_END_FLOW_CTRL, param->flow_control);
-		cm_set(mad, CM_REP_SRQ, param->srq);
-		cm_set(mad, CM_REP_LOCAL_QPN, param->qp_num);
+		IBA_SET(CM_REP_INITIATOR_DEPTH, rep, param->initiator_depth);
+		IBA_SET(CM_REP_END_TO_END_FLOW_CONTROL, rep,
+			param->flow_control);
+		IBA_SET(CM_REP_SRQ, rep, param->srq);
+		IBA_SET(CM_REP_LOCAL_QPN, rep, param->qp_num);
 	}
-	cm_set(mad, CM_REP_VENDOR_ID_H, param->ece.vendor_id >> 16);
-	cm_set(mad, CM_REP_VENDOR_ID_M, param->ece.vendor_id >> 8);
-	cm_set(mad, CM_REP_VENDOR_ID_L, param->ece.vendor_id);
-	cm_put_data(cm_field_ptr(mad, CM_REP_PRIVATE_DATA),
-		    cm_field_bytes(CM_REP_PRIVATE_DATA), param->private_data,
+	IBA_SET(CM_REP_VENDOR_ID_H, rep, param->ece.vendor_id >> 16);
+	IBA_SET(CM_REP_VENDOR_ID_M, rep, param->ece.vendor_id >> 8);
+	IBA_SET(CM_REP_VENDOR_ID_L, rep, param->ece.vendor_id);
+	IBA_SET_MEM(CM_REP_PRIVATE_DATA, rep, param->private_data,
 		    param->private_data_len);
 }
 
@@ -3024,7 +3049,7 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 		ret = PTR_ERR(msg);
 		goto out;
 	}
-	cm_format_rep(cm_msg_mad(msg), p, param);
+	cm_format_rep(msg->mad, p, param);
 	trace_icm_send_rep(&p->id);
 	ret = cm_post_tracked(p, msg, IB_CM_REP_SENT);
 	if (ret)
@@ -3064,7 +3089,7 @@ int ib_send_cm_rtu(struct ib_cm_id *cm_id, const void *private_data,
 		ret = PTR_ERR(msg);
 		goto out;
 	}
-	cm_format_rtu(cm_msg_mad(msg), p, private_data, private_data_len);
+	cm_format_rtu(msg->mad, p, private_data, private_data_len);
 	trace_icm_send_rtu(&p->id);
 	ret = cm_post_oneshot(msg);
 	if (!ret)
@@ -3084,7 +3109,7 @@ static void cm_issue_dreq_once(struct cm_id_priv *p)
 	msg = cm_alloc_msg(p, false);
 	if (IS_ERR(msg))
 		return;
-	cm_format_dreq(cm_msg_mad(msg), p, NULL, 0);
+	cm_format_dreq(msg->mad, p, NULL, 0);
 	trace_icm_send_dreq(&p->id);
 	cm_post_oneshot(msg);
 }
@@ -3115,7 +3140,7 @@ int ib_send_cm_dreq(struct ib_cm_id *cm_id, const void *private_data,
 		cm_enter_timewait(p);
 		goto out;
 	}
-	cm_format_dreq(cm_msg_mad(msg), p, private_data, private_data_len);
+	cm_format_dreq(msg->mad, p, private_data, private_data_len);
 	trace_icm_send_dreq(&p->id);
 	ret = cm_post_tracked(p, msg, IB_CM_DREQ_SENT);
 	if (ret) {
@@ -3141,7 +3166,7 @@ static int cm_send_drep_locked(struct cm_id_priv *p, const void *data, u8 len)
 		cm_enter_timewait(p);
 		return PTR_ERR(msg);
 	}
-	cm_format_drep(cm_msg_mad(msg), p->id.local_id, p->id.remote_id,
+	cm_format_drep(msg->mad, p->id.local_id, p->id.remote_id,
 		       p->tid, data, len);
 	trace_icm_send_drep(&p->id);
 	ret = cm_post_oneshot(msg);
@@ -3259,8 +3284,8 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id,
 {
 	struct cm_id_priv *p = to_priv(cm_id);
 	struct ib_mad_send_buf *msg;
+	struct cm_sidr_req_msg *req;
 	struct cm_av av = {};
-	struct cm_mad *mad;
 	int ret;
 
 	if (!param || !param->path ||
@@ -3289,14 +3314,13 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id,
 		ret = PTR_ERR(msg);
 		goto unlock;
 	}
-	mad = cm_msg_mad(msg);
-	cm_init_mad(mad, CM_SIDR_REQ_ATTR_ID, p->tid);
-	cm_set(mad, CM_SIDR_REQ_REQUEST_ID, be32_to_cpu(p->id.local_id));
-	cm_set(mad, CM_SIDR_REQ_PARTITION_KEY, be16_to_cpu(param->path->pkey));
-	cm_set(mad, CM_SIDR_REQ_SERVICE_ID, be64_to_cpu(param->service_id));
-	cm_put_data(cm_field_ptr(mad, CM_SIDR_REQ_PRIVATE_DATA),
-		    cm_field_bytes(CM_SIDR_REQ_PRIVATE_DATA),
-		    param->private_data, param->private_data_len);
+	req = msg->mad;
+	cm_init_mad(&req->hdr, CM_SIDR_REQ_ATTR_ID, p->tid);
+	IBA_SET(CM_SIDR_REQ_REQUESTID, req, be32_to_cpu(p->id.local_id));
+	IBA_SET(CM_SIDR_REQ_PARTITION_KEY, req, be16_to_cpu(param->path->pkey));
+	IBA_SET(CM_SIDR_REQ_SERVICEID, req, be64_to_cpu(param->service_id));
+	IBA_SET_MEM(CM_SIDR_REQ_PRIVATE_DATA, req, param->private_data,
+		    param->private_data_len);
 	trace_icm_send_sidr_req(&p->id);
 	ret = cm_post_tracked(p, msg, IB_CM_SIDR_REQ_SENT);
 	if (!ret)
@@ -3321,7 +3345,7 @@ static int cm_send_sidr_rep_locked(struct cm_id_priv *p,
 	if (IS_ERR(msg)) {
 		ret = PTR_ERR(msg);
 	} else {
-		cm_format_sidr_rep(cm_msg_mad(msg), p, param);
+		cm_format_sidr_rep(msg->mad, p, param);
 		trace_icm_send_sidr_rep(&p->id);
 		ret = cm_post_oneshot(msg);
 	}

@@ -32,151 +32,389 @@
 
 /* ---------------------------------------------------------------------
  * Wire codec
+ *
+ * The fields are those of <rdma/ibta_vol1_c12.h>, read and written through
+ * the accessors of <rdma/iba.h>.  Each test below works out where a field
+ * lies from its description alone and checks the accessors against that,
+ * bit by bit.
  */
 
+/* Bytes of attribute data after the common MAD header. */
+#define CM_DATA_BYTES		IB_MGMT_MAD_DATA
+
+/* Any CM message: the fake peer builds and reads several kinds in one. */
+union cm_kunit_msg {
+	struct ib_mad mad;
+	struct cm_req_msg req;
+	struct cm_mra_msg mra;
+	struct cm_rej_msg rej;
+	struct cm_rep_msg rep;
+	struct cm_rtu_msg rtu;
+	struct cm_dreq_msg dreq;
+	struct cm_drep_msg drep;
+	struct cm_sidr_req_msg sidr_req;
+	struct cm_sidr_rep_msg sidr_rep;
+	struct cm_lap_msg lap;
+	struct cm_apr_msg apr;
+};
+
+/* The attribute IDs of the CM's messages, in order. */
+static const __be16 cm_kunit_attrs[] = {
+	CM_REQ_ATTR_ID, CM_MRA_ATTR_ID, CM_REJ_ATTR_ID, CM_REP_ATTR_ID,
+	CM_RTU_ATTR_ID, CM_DREQ_ATTR_ID, CM_DREP_ATTR_ID, CM_SIDR_REQ_ATTR_ID,
+	CM_SIDR_REP_ATTR_ID, CM_LAP_ATTR_ID, CM_APR_ATTR_ID,
+};
+
+/**
+ * struct cm_kunit_field - one field of a CM message, for the wire tests
+ * @name: its name in <rdma/ibta_vol1_c12.h>
+ * @attr: attribute ID of its message
+ * @msg_size: size of its message's struct
+ * @offset: byte offset (from the start of the MAD) of the big-endian word
+ *	that holds a number field, or of a byte field
+ * @bit_mask: a number field's bits in that word, in CPU order
+ * @word_bits: width of that word (8 to 64), or of a byte field
+ * @gid: a byte field holding a GID
+ * @get: reads a number field through IBA_GET()
+ * @set: writes a number field through IBA_SET()
+ * @ptr: a byte field's address, from IBA_GET_MEM_PTR()
+ *
+ * The description is the header's own, unchanged; cm_kunit_pos() and
+ * cm_kunit_width() work out from it where the field lies.
+ */
 struct cm_kunit_field {
 	const char *name;
-	u32 field;
-	u8 attr;	/* attribute ID of the message, 0x10..0x1a */
+	__be16 attr;
+	size_t msg_size;
+	unsigned int offset;
+	u64 bit_mask;
+	unsigned int word_bits;
+	bool gid;
+	u64 (*get)(const struct ib_mad *mad);
+	void (*set)(struct ib_mad *mad, u64 val);
+	void *(*ptr)(struct ib_mad *mad);
 };
 
-#define CM_KUNIT_FIELD(attr, f)	{ #f, f, attr }
+/*
+ * The accessors of one field, named after it (cm_kunit_<FIELD>_get ...).
+ * The inner macros see the field's expansion, so they use the underscore
+ * forms of the <rdma/iba.h> accessors, which take it as it is.
+ */
+#define _CM_KUNIT_ACCESSORS(name, ...)					\
+static u64 name##_get(const struct ib_mad *mad)				\
+{									\
+	return _IBA_GET(__VA_ARGS__, (const void *)mad);		\
+}									\
+									\
+static void name##_set(struct ib_mad *mad, u64 val)			\
+{									\
+	_IBA_SET(__VA_ARGS__, (void *)mad, val);			\
+}
+
+#define _CM_KUNIT_BYTE_ACCESSOR(name, ...)				\
+static void *name##_ptr(struct ib_mad *mad)				\
+{									\
+	return _IBA_GET_MEM_PTR(__VA_ARGS__, (void *)mad);		\
+}
+
+#define CM_KUNIT_ACCESSORS(f)	_CM_KUNIT_ACCESSORS(cm_kunit_##f, f)
+#define CM_KUNIT_BYTE_ACCESSOR(f) _CM_KUNIT_BYTE_ACCESSOR(cm_kunit_##f, f)
+
+CM_KUNIT_ACCESSORS(CM_REQ_LOCAL_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_REQ_VENDOR_ID)
+CM_KUNIT_ACCESSORS(CM_REQ_SERVICE_ID)
+CM_KUNIT_ACCESSORS(CM_REQ_LOCAL_CA_GUID)
+CM_KUNIT_ACCESSORS(CM_REQ_LOCAL_Q_KEY)
+CM_KUNIT_ACCESSORS(CM_REQ_LOCAL_QPN)
+CM_KUNIT_ACCESSORS(CM_REQ_RESPONDER_RESOURCES)
+CM_KUNIT_ACCESSORS(CM_REQ_LOCAL_EECN)
+CM_KUNIT_ACCESSORS(CM_REQ_INITIATOR_DEPTH)
+CM_KUNIT_ACCESSORS(CM_REQ_REMOTE_EECN)
+CM_KUNIT_ACCESSORS(CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT)
+CM_KUNIT_ACCESSORS(CM_REQ_TRANSPORT_SERVICE_TYPE)
+CM_KUNIT_ACCESSORS(CM_REQ_END_TO_END_FLOW_CONTROL)
+CM_KUNIT_ACCESSORS(CM_REQ_STARTING_PSN)
+CM_KUNIT_ACCESSORS(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT)
+CM_KUNIT_ACCESSORS(CM_REQ_RETRY_COUNT)
+CM_KUNIT_ACCESSORS(CM_REQ_PARTITION_KEY)
+CM_KUNIT_ACCESSORS(CM_REQ_PATH_PACKET_PAYLOAD_MTU)
+CM_KUNIT_ACCESSORS(CM_REQ_RDC_EXISTS)
+CM_KUNIT_ACCESSORS(CM_REQ_RNR_RETRY_COUNT)
+CM_KUNIT_ACCESSORS(CM_REQ_MAX_CM_RETRIES)
+CM_KUNIT_ACCESSORS(CM_REQ_SRQ)
+CM_KUNIT_ACCESSORS(CM_REQ_EXTENDED_TRANSPORT_TYPE)
+CM_KUNIT_ACCESSORS(CM_REQ_PRIMARY_LOCAL_PORT_LID)
+CM_KUNIT_ACCESSORS(CM_REQ_PRIMARY_REMOTE_PORT_LID)
+CM_KUNIT_BYTE_ACCESSOR(CM_REQ_PRIMARY_LOCAL_PORT_GID)
+CM_KUNIT_BYTE_ACCESSOR(CM_REQ_PRIMARY_REMOTE_PORT_GID)
+CM_KUNIT_ACCESSORS(CM_REQ_PRIMARY_FLOW_LABEL)
+CM_KUNIT_ACCESSORS(CM_REQ_PRIMARY_PACKET_RATE)
+CM_KUNIT_ACCESSORS(CM_REQ_PRIMARY_TRAFFIC_CLASS)
+CM_KUNIT_ACCESSORS(CM_REQ_PRIMARY_HOP_LIMIT)
+CM_KUNIT_ACCESSORS(CM_REQ_PRIMARY_SL)
+CM_KUNIT_ACCESSORS(CM_REQ_PRIMARY_SUBNET_LOCAL)
+CM_KUNIT_ACCESSORS(CM_REQ_PRIMARY_LOCAL_ACK_TIMEOUT)
+CM_KUNIT_ACCESSORS(CM_REQ_ALTERNATE_LOCAL_PORT_LID)
+CM_KUNIT_ACCESSORS(CM_REQ_ALTERNATE_REMOTE_PORT_LID)
+CM_KUNIT_BYTE_ACCESSOR(CM_REQ_ALTERNATE_LOCAL_PORT_GID)
+CM_KUNIT_BYTE_ACCESSOR(CM_REQ_ALTERNATE_REMOTE_PORT_GID)
+CM_KUNIT_ACCESSORS(CM_REQ_ALTERNATE_FLOW_LABEL)
+CM_KUNIT_ACCESSORS(CM_REQ_ALTERNATE_PACKET_RATE)
+CM_KUNIT_ACCESSORS(CM_REQ_ALTERNATE_TRAFFIC_CLASS)
+CM_KUNIT_ACCESSORS(CM_REQ_ALTERNATE_HOP_LIMIT)
+CM_KUNIT_ACCESSORS(CM_REQ_ALTERNATE_SL)
+CM_KUNIT_ACCESSORS(CM_REQ_ALTERNATE_SUBNET_LOCAL)
+CM_KUNIT_ACCESSORS(CM_REQ_ALTERNATE_LOCAL_ACK_TIMEOUT)
+CM_KUNIT_ACCESSORS(CM_REQ_SAP_SUPPORTED)
+CM_KUNIT_BYTE_ACCESSOR(CM_REQ_PRIVATE_DATA)
+CM_KUNIT_ACCESSORS(CM_MRA_LOCAL_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_MRA_REMOTE_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_MRA_MESSAGE_MRAED)
+CM_KUNIT_ACCESSORS(CM_MRA_SERVICE_TIMEOUT)
+CM_KUNIT_BYTE_ACCESSOR(CM_MRA_PRIVATE_DATA)
+CM_KUNIT_ACCESSORS(CM_REJ_LOCAL_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_REJ_REMOTE_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_REJ_MESSAGE_REJECTED)
+CM_KUNIT_ACCESSORS(CM_REJ_REJECTED_INFO_LENGTH)
+CM_KUNIT_ACCESSORS(CM_REJ_REASON)
+CM_KUNIT_BYTE_ACCESSOR(CM_REJ_ARI)
+CM_KUNIT_BYTE_ACCESSOR(CM_REJ_PRIVATE_DATA)
+CM_KUNIT_ACCESSORS(CM_REP_LOCAL_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_REP_REMOTE_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_REP_LOCAL_Q_KEY)
+CM_KUNIT_ACCESSORS(CM_REP_LOCAL_QPN)
+CM_KUNIT_ACCESSORS(CM_REP_VENDOR_ID_H)
+CM_KUNIT_ACCESSORS(CM_REP_LOCAL_EE_CONTEXT_NUMBER)
+CM_KUNIT_ACCESSORS(CM_REP_VENDOR_ID_M)
+CM_KUNIT_ACCESSORS(CM_REP_STARTING_PSN)
+CM_KUNIT_ACCESSORS(CM_REP_VENDOR_ID_L)
+CM_KUNIT_ACCESSORS(CM_REP_RESPONDER_RESOURCES)
+CM_KUNIT_ACCESSORS(CM_REP_INITIATOR_DEPTH)
+CM_KUNIT_ACCESSORS(CM_REP_TARGET_ACK_DELAY)
+CM_KUNIT_ACCESSORS(CM_REP_FAILOVER_ACCEPTED)
+CM_KUNIT_ACCESSORS(CM_REP_END_TO_END_FLOW_CONTROL)
+CM_KUNIT_ACCESSORS(CM_REP_RNR_RETRY_COUNT)
+CM_KUNIT_ACCESSORS(CM_REP_SRQ)
+CM_KUNIT_ACCESSORS(CM_REP_LOCAL_CA_GUID)
+CM_KUNIT_BYTE_ACCESSOR(CM_REP_PRIVATE_DATA)
+CM_KUNIT_ACCESSORS(CM_RTU_LOCAL_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_RTU_REMOTE_COMM_ID)
+CM_KUNIT_BYTE_ACCESSOR(CM_RTU_PRIVATE_DATA)
+CM_KUNIT_ACCESSORS(CM_DREQ_LOCAL_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_DREQ_REMOTE_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_DREQ_REMOTE_QPN_EECN)
+CM_KUNIT_BYTE_ACCESSOR(CM_DREQ_PRIVATE_DATA)
+CM_KUNIT_ACCESSORS(CM_DREP_LOCAL_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_DREP_REMOTE_COMM_ID)
+CM_KUNIT_BYTE_ACCESSOR(CM_DREP_PRIVATE_DATA)
+CM_KUNIT_ACCESSORS(CM_SIDR_REQ_REQUESTID)
+CM_KUNIT_ACCESSORS(CM_SIDR_REQ_PARTITION_KEY)
+CM_KUNIT_ACCESSORS(CM_SIDR_REQ_SERVICEID)
+CM_KUNIT_BYTE_ACCESSOR(CM_SIDR_REQ_PRIVATE_DATA)
+CM_KUNIT_ACCESSORS(CM_SIDR_REP_REQUESTID)
+CM_KUNIT_ACCESSORS(CM_SIDR_REP_STATUS)
+CM_KUNIT_ACCESSORS(CM_SIDR_REP_ADDITIONAL_INFORMATION_LENGTH)
+CM_KUNIT_ACCESSORS(CM_SIDR_REP_VENDOR_ID_H)
+CM_KUNIT_ACCESSORS(CM_SIDR_REP_QPN)
+CM_KUNIT_ACCESSORS(CM_SIDR_REP_VENDOR_ID_L)
+CM_KUNIT_ACCESSORS(CM_SIDR_REP_SERVICEID)
+CM_KUNIT_ACCESSORS(CM_SIDR_REP_Q_KEY)
+CM_KUNIT_BYTE_ACCESSOR(CM_SIDR_REP_ADDITIONAL_INFORMATION)
+CM_KUNIT_BYTE_ACCESSOR(CM_SIDR_REP_PRIVATE_DATA)
+CM_KUNIT_ACCESSORS(CM_LAP_LOCAL_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_LAP_REMOTE_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_LAP_REMOTE_QPN_EECN)
+CM_KUNIT_ACCESSORS(CM_LAP_REMOTE_CM_RESPONSE_TIMEOUT)
+CM_KUNIT_ACCESSORS(CM_LAP_ALTERNATE_LOCAL_PORT_LID)
+CM_KUNIT_ACCESSORS(CM_LAP_ALTERNATE_REMOTE_PORT_LID)
+CM_KUNIT_BYTE_ACCESSOR(CM_LAP_ALTERNATE_LOCAL_PORT_GID)
+CM_KUNIT_BYTE_ACCESSOR(CM_LAP_ALTERNATE_REMOTE_PORT_GID)
+CM_KUNIT_ACCESSORS(CM_LAP_ALTERNATE_FLOW_LABEL)
+CM_KUNIT_ACCESSORS(CM_LAP_ALTERNATE_TRAFFIC_CLASS)
+CM_KUNIT_ACCESSORS(CM_LAP_ALTERNATE_HOP_LIMIT)
+CM_KUNIT_ACCESSORS(CM_LAP_ALTERNATE_PACKET_RATE)
+CM_KUNIT_ACCESSORS(CM_LAP_ALTERNATE_SL)
+CM_KUNIT_ACCESSORS(CM_LAP_ALTERNATE_SUBNET_LOCAL)
+CM_KUNIT_ACCESSORS(CM_LAP_ALTERNATE_LOCAL_ACK_TIMEOUT)
+CM_KUNIT_BYTE_ACCESSOR(CM_LAP_PRIVATE_DATA)
+CM_KUNIT_ACCESSORS(CM_APR_LOCAL_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_APR_REMOTE_COMM_ID)
+CM_KUNIT_ACCESSORS(CM_APR_ADDITIONAL_INFORMATION_LENGTH)
+CM_KUNIT_ACCESSORS(CM_APR_AR_STATUS)
+CM_KUNIT_BYTE_ACCESSOR(CM_APR_ADDITIONAL_INFORMATION)
+CM_KUNIT_BYTE_ACCESSOR(CM_APR_PRIVATE_DATA)
+
+#define _CM_KUNIT_NUMBER_AT(msg_struct, byte_offset, mask, bits)	\
+	.msg_size = sizeof(msg_struct), .offset = (byte_offset),	\
+	.bit_mask = (mask), .word_bits = (bits)
+#define _CM_KUNIT_BYTES_AT(msg_struct, byte_offset, type, bits)	\
+	.msg_size = sizeof(msg_struct), .offset = (byte_offset),	\
+	.word_bits = (bits),						\
+	.gid = __builtin_types_compatible_p(type, union ib_gid)
+#define CM_KUNIT_NUMBER(msg, f)						\
+	{								\
+		.name = #f, .attr = CM_##msg##_ATTR_ID,			\
+		_CM_KUNIT_NUMBER_AT(f),					\
+		.get = cm_kunit_##f##_get, .set = cm_kunit_##f##_set,	\
+	}
+#define CM_KUNIT_BYTES(msg, f)						\
+	{								\
+		.name = #f, .attr = CM_##msg##_ATTR_ID,			\
+		_CM_KUNIT_BYTES_AT(f),					\
+		.ptr = cm_kunit_##f##_ptr,				\
+	}
 
 static const struct cm_kunit_field cm_kunit_fields[] = {
-	CM_KUNIT_FIELD(0x10, CM_REQ_LOCAL_COMM_ID),
-	CM_KUNIT_FIELD(0x10, CM_REQ_VENDOR_ID),
-	CM_KUNIT_FIELD(0x10, CM_REQ_SERVICE_ID),
-	CM_KUNIT_FIELD(0x10, CM_REQ_LOCAL_CA_GUID),
-	CM_KUNIT_FIELD(0x10, CM_REQ_LOCAL_Q_KEY),
-	CM_KUNIT_FIELD(0x10, CM_REQ_LOCAL_QPN),
-	CM_KUNIT_FIELD(0x10, CM_REQ_RESPONDER_RESOURCES),
-	CM_KUNIT_FIELD(0x10, CM_REQ_LOCAL_EECN),
-	CM_KUNIT_FIELD(0x10, CM_REQ_INITIATOR_DEPTH),
-	CM_KUNIT_FIELD(0x10, CM_REQ_REMOTE_EECN),
-	CM_KUNIT_FIELD(0x10, CM_REQ_REMOTE_CM_RESP_TIMEOUT),
-	CM_KUNIT_FIELD(0x10, CM_REQ_TRANSPORT_SERVICE),
-	CM_KUNIT_FIELD(0x10, CM_REQ_END_TO_END_FLOW_CTRL),
-	CM_KUNIT_FIELD(0x10, CM_REQ_STARTING_PSN),
-	CM_KUNIT_FIELD(0x10, CM_REQ_LOCAL_CM_RESP_TIMEOUT),
-	CM_KUNIT_FIELD(0x10, CM_REQ_RETRY_COUNT),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PARTITION_KEY),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PATH_MTU),
-	CM_KUNIT_FIELD(0x10, CM_REQ_RDC_EXISTS),
-	CM_KUNIT_FIELD(0x10, CM_REQ_RNR_RETRY_COUNT),
-	CM_KUNIT_FIELD(0x10, CM_REQ_MAX_CM_RETRIES),
-	CM_KUNIT_FIELD(0x10, CM_REQ_SRQ),
-	CM_KUNIT_FIELD(0x10, CM_REQ_EXT_TRANSPORT),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PRI_LOCAL_LID),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PRI_REMOTE_LID),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PRI_LOCAL_GID),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PRI_REMOTE_GID),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PRI_FLOW_LABEL),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PRI_PACKET_RATE),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PRI_TRAFFIC_CLASS),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PRI_HOP_LIMIT),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PRI_SL),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PRI_SUBNET_LOCAL),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PRI_LOCAL_ACK_TIMEOUT),
-	CM_KUNIT_FIELD(0x10, CM_REQ_ALT_LOCAL_LID),
-	CM_KUNIT_FIELD(0x10, CM_REQ_ALT_REMOTE_LID),
-	CM_KUNIT_FIELD(0x10, CM_REQ_ALT_LOCAL_GID),
-	CM_KUNIT_FIELD(0x10, CM_REQ_ALT_REMOTE_GID),
-	CM_KUNIT_FIELD(0x10, CM_REQ_ALT_FLOW_LABEL),
-	CM_KUNIT_FIELD(0x10, CM_REQ_ALT_PACKET_RATE),
-	CM_KUNIT_FIELD(0x10, CM_REQ_ALT_TRAFFIC_CLASS),
-	CM_KUNIT_FIELD(0x10, CM_REQ_ALT_HOP_LIMIT),
-	CM_KUNIT_FIELD(0x10, CM_REQ_ALT_SL),
-	CM_KUNIT_FIELD(0x10, CM_REQ_ALT_SUBNET_LOCAL),
-	CM_KUNIT_FIELD(0x10, CM_REQ_ALT_LOCAL_ACK_TIMEOUT),
-	CM_KUNIT_FIELD(0x10, CM_REQ_SAP_SUPPORTED),
-	CM_KUNIT_FIELD(0x10, CM_REQ_PRIVATE_DATA),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_LOCAL_COMM_ID),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_VENDOR_ID),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_SERVICE_ID),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_LOCAL_CA_GUID),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_LOCAL_Q_KEY),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_LOCAL_QPN),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_RESPONDER_RESOURCES),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_LOCAL_EECN),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_INITIATOR_DEPTH),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_REMOTE_EECN),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_TRANSPORT_SERVICE_TYPE),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_END_TO_END_FLOW_CONTROL),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_STARTING_PSN),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_RETRY_COUNT),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_PARTITION_KEY),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_PATH_PACKET_PAYLOAD_MTU),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_RDC_EXISTS),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_RNR_RETRY_COUNT),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_MAX_CM_RETRIES),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_SRQ),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_EXTENDED_TRANSPORT_TYPE),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_PRIMARY_LOCAL_PORT_LID),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_PRIMARY_REMOTE_PORT_LID),
+	CM_KUNIT_BYTES(REQ, CM_REQ_PRIMARY_LOCAL_PORT_GID),
+	CM_KUNIT_BYTES(REQ, CM_REQ_PRIMARY_REMOTE_PORT_GID),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_PRIMARY_FLOW_LABEL),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_PRIMARY_PACKET_RATE),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_PRIMARY_TRAFFIC_CLASS),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_PRIMARY_HOP_LIMIT),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_PRIMARY_SL),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_PRIMARY_SUBNET_LOCAL),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_PRIMARY_LOCAL_ACK_TIMEOUT),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_ALTERNATE_LOCAL_PORT_LID),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_ALTERNATE_REMOTE_PORT_LID),
+	CM_KUNIT_BYTES(REQ, CM_REQ_ALTERNATE_LOCAL_PORT_GID),
+	CM_KUNIT_BYTES(REQ, CM_REQ_ALTERNATE_REMOTE_PORT_GID),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_ALTERNATE_FLOW_LABEL),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_ALTERNATE_PACKET_RATE),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_ALTERNATE_TRAFFIC_CLASS),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_ALTERNATE_HOP_LIMIT),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_ALTERNATE_SL),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_ALTERNATE_SUBNET_LOCAL),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_ALTERNATE_LOCAL_ACK_TIMEOUT),
+	CM_KUNIT_NUMBER(REQ, CM_REQ_SAP_SUPPORTED),
+	CM_KUNIT_BYTES(REQ, CM_REQ_PRIVATE_DATA),
 
-	CM_KUNIT_FIELD(0x11, CM_MRA_LOCAL_COMM_ID),
-	CM_KUNIT_FIELD(0x11, CM_MRA_REMOTE_COMM_ID),
-	CM_KUNIT_FIELD(0x11, CM_MRA_MESSAGE_MRAED),
-	CM_KUNIT_FIELD(0x11, CM_MRA_SERVICE_TIMEOUT),
-	CM_KUNIT_FIELD(0x11, CM_MRA_PRIVATE_DATA),
+	CM_KUNIT_NUMBER(MRA, CM_MRA_LOCAL_COMM_ID),
+	CM_KUNIT_NUMBER(MRA, CM_MRA_REMOTE_COMM_ID),
+	CM_KUNIT_NUMBER(MRA, CM_MRA_MESSAGE_MRAED),
+	CM_KUNIT_NUMBER(MRA, CM_MRA_SERVICE_TIMEOUT),
+	CM_KUNIT_BYTES(MRA, CM_MRA_PRIVATE_DATA),
 
-	CM_KUNIT_FIELD(0x12, CM_REJ_LOCAL_COMM_ID),
-	CM_KUNIT_FIELD(0x12, CM_REJ_REMOTE_COMM_ID),
-	CM_KUNIT_FIELD(0x12, CM_REJ_MESSAGE_REJECTED),
-	CM_KUNIT_FIELD(0x12, CM_REJ_ARI_LENGTH),
-	CM_KUNIT_FIELD(0x12, CM_REJ_REASON),
-	CM_KUNIT_FIELD(0x12, CM_REJ_ARI),
-	CM_KUNIT_FIELD(0x12, CM_REJ_PRIVATE_DATA),
+	CM_KUNIT_NUMBER(REJ, CM_REJ_LOCAL_COMM_ID),
+	CM_KUNIT_NUMBER(REJ, CM_REJ_REMOTE_COMM_ID),
+	CM_KUNIT_NUMBER(REJ, CM_REJ_MESSAGE_REJECTED),
+	CM_KUNIT_NUMBER(REJ, CM_REJ_REJECTED_INFO_LENGTH),
+	CM_KUNIT_NUMBER(REJ, CM_REJ_REASON),
+	CM_KUNIT_BYTES(REJ, CM_REJ_ARI),
+	CM_KUNIT_BYTES(REJ, CM_REJ_PRIVATE_DATA),
 
-	CM_KUNIT_FIELD(0x13, CM_REP_LOCAL_COMM_ID),
-	CM_KUNIT_FIELD(0x13, CM_REP_REMOTE_COMM_ID),
-	CM_KUNIT_FIELD(0x13, CM_REP_LOCAL_Q_KEY),
-	CM_KUNIT_FIELD(0x13, CM_REP_LOCAL_QPN),
-	CM_KUNIT_FIELD(0x13, CM_REP_VENDOR_ID_H),
-	CM_KUNIT_FIELD(0x13, CM_REP_LOCAL_EECN),
-	CM_KUNIT_FIELD(0x13, CM_REP_VENDOR_ID_M),
-	CM_KUNIT_FIELD(0x13, CM_REP_STARTING_PSN),
-	CM_KUNIT_FIELD(0x13, CM_REP_VENDOR_ID_L),
-	CM_KUNIT_FIELD(0x13, CM_REP_RESPONDER_RESOURCES),
-	CM_KUNIT_FIELD(0x13, CM_REP_INITIATOR_DEPTH),
-	CM_KUNIT_FIELD(0x13, CM_REP_TARGET_ACK_DELAY),
-	CM_KUNIT_FIELD(0x13, CM_REP_FAILOVER_ACCEPTED),
-	CM_KUNIT_FIELD(0x13, CM_REP_END_TO_END_FLOW_CTRL),
-	CM_KUNIT_FIELD(0x13, CM_REP_RNR_RETRY_COUNT),
-	CM_KUNIT_FIELD(0x13, CM_REP_SRQ),
-	CM_KUNIT_FIELD(0x13, CM_REP_LOCAL_CA_GUID),
-	CM_KUNIT_FIELD(0x13, CM_REP_PRIVATE_DATA),
+	CM_KUNIT_NUMBER(REP, CM_REP_LOCAL_COMM_ID),
+	CM_KUNIT_NUMBER(REP, CM_REP_REMOTE_COMM_ID),
+	CM_KUNIT_NUMBER(REP, CM_REP_LOCAL_Q_KEY),
+	CM_KUNIT_NUMBER(REP, CM_REP_LOCAL_QPN),
+	CM_KUNIT_NUMBER(REP, CM_REP_VENDOR_ID_H),
+	CM_KUNIT_NUMBER(REP, CM_REP_LOCAL_EE_CONTEXT_NUMBER),
+	CM_KUNIT_NUMBER(REP, CM_REP_VENDOR_ID_M),
+	CM_KUNIT_NUMBER(REP, CM_REP_STARTING_PSN),
+	CM_KUNIT_NUMBER(REP, CM_REP_VENDOR_ID_L),
+	CM_KUNIT_NUMBER(REP, CM_REP_RESPONDER_RESOURCES),
+	CM_KUNIT_NUMBER(REP, CM_REP_INITIATOR_DEPTH),
+	CM_KUNIT_NUMBER(REP, CM_REP_TARGET_ACK_DELAY),
+	CM_KUNIT_NUMBER(REP, CM_REP_FAILOVER_ACCEPTED),
+	CM_KUNIT_NUMBER(REP, CM_REP_END_TO_END_FLOW_CONTROL),
+	CM_KUNIT_NUMBER(REP, CM_REP_RNR_RETRY_COUNT),
+	CM_KUNIT_NUMBER(REP, CM_REP_SRQ),
+	CM_KUNIT_NUMBER(REP, CM_REP_LOCAL_CA_GUID),
+	CM_KUNIT_BYTES(REP, CM_REP_PRIVATE_DATA),
 
-	CM_KUNIT_FIELD(0x14, CM_RTU_LOCAL_COMM_ID),
-	CM_KUNIT_FIELD(0x14, CM_RTU_REMOTE_COMM_ID),
-	CM_KUNIT_FIELD(0x14, CM_RTU_PRIVATE_DATA),
+	CM_KUNIT_NUMBER(RTU, CM_RTU_LOCAL_COMM_ID),
+	CM_KUNIT_NUMBER(RTU, CM_RTU_REMOTE_COMM_ID),
+	CM_KUNIT_BYTES(RTU, CM_RTU_PRIVATE_DATA),
 
-	CM_KUNIT_FIELD(0x15, CM_DREQ_LOCAL_COMM_ID),
-	CM_KUNIT_FIELD(0x15, CM_DREQ_REMOTE_COMM_ID),
-	CM_KUNIT_FIELD(0x15, CM_DREQ_REMOTE_QPN),
-	CM_KUNIT_FIELD(0x15, CM_DREQ_PRIVATE_DATA),
+	CM_KUNIT_NUMBER(DREQ, CM_DREQ_LOCAL_COMM_ID),
+	CM_KUNIT_NUMBER(DREQ, CM_DREQ_REMOTE_COMM_ID),
+	CM_KUNIT_NUMBER(DREQ, CM_DREQ_REMOTE_QPN_EECN),
+	CM_KUNIT_BYTES(DREQ, CM_DREQ_PRIVATE_DATA),
 
-	CM_KUNIT_FIELD(0x16, CM_DREP_LOCAL_COMM_ID),
-	CM_KUNIT_FIELD(0x16, CM_DREP_REMOTE_COMM_ID),
-	CM_KUNIT_FIELD(0x16, CM_DREP_PRIVATE_DATA),
+	CM_KUNIT_NUMBER(DREP, CM_DREP_LOCAL_COMM_ID),
+	CM_KUNIT_NUMBER(DREP, CM_DREP_REMOTE_COMM_ID),
+	CM_KUNIT_BYTES(DREP, CM_DREP_PRIVATE_DATA),
 
-	CM_KUNIT_FIELD(0x17, CM_SIDR_REQ_REQUEST_ID),
-	CM_KUNIT_FIELD(0x17, CM_SIDR_REQ_PARTITION_KEY),
-	CM_KUNIT_FIELD(0x17, CM_SIDR_REQ_SERVICE_ID),
-	CM_KUNIT_FIELD(0x17, CM_SIDR_REQ_PRIVATE_DATA),
+	CM_KUNIT_NUMBER(SIDR_REQ, CM_SIDR_REQ_REQUESTID),
+	CM_KUNIT_NUMBER(SIDR_REQ, CM_SIDR_REQ_PARTITION_KEY),
+	CM_KUNIT_NUMBER(SIDR_REQ, CM_SIDR_REQ_SERVICEID),
+	CM_KUNIT_BYTES(SIDR_REQ, CM_SIDR_REQ_PRIVATE_DATA),
 
-	CM_KUNIT_FIELD(0x18, CM_SIDR_REP_REQUEST_ID),
-	CM_KUNIT_FIELD(0x18, CM_SIDR_REP_STATUS),
-	CM_KUNIT_FIELD(0x18, CM_SIDR_REP_INFO_LENGTH),
-	CM_KUNIT_FIELD(0x18, CM_SIDR_REP_VENDOR_ID_H),
-	CM_KUNIT_FIELD(0x18, CM_SIDR_REP_QPN),
-	CM_KUNIT_FIELD(0x18, CM_SIDR_REP_VENDOR_ID_L),
-	CM_KUNIT_FIELD(0x18, CM_SIDR_REP_SERVICE_ID),
-	CM_KUNIT_FIELD(0x18, CM_SIDR_REP_Q_KEY),
-	CM_KUNIT_FIELD(0x18, CM_SIDR_REP_INFO),
-	CM_KUNIT_FIELD(0x18, CM_SIDR_REP_PRIVATE_DATA),
+	CM_KUNIT_NUMBER(SIDR_REP, CM_SIDR_REP_REQUESTID),
+	CM_KUNIT_NUMBER(SIDR_REP, CM_SIDR_REP_STATUS),
+	CM_KUNIT_NUMBER(SIDR_REP, CM_SIDR_REP_ADDITIONAL_INFORMATION_LENGTH),
+	CM_KUNIT_NUMBER(SIDR_REP, CM_SIDR_REP_VENDOR_ID_H),
+	CM_KUNIT_NUMBER(SIDR_REP, CM_SIDR_REP_QPN),
+	CM_KUNIT_NUMBER(SIDR_REP, CM_SIDR_REP_VENDOR_ID_L),
+	CM_KUNIT_NUMBER(SIDR_REP, CM_SIDR_REP_SERVICEID),
+	CM_KUNIT_NUMBER(SIDR_REP, CM_SIDR_REP_Q_KEY),
+	CM_KUNIT_BYTES(SIDR_REP, CM_SIDR_REP_ADDITIONAL_INFORMATION),
+	CM_KUNIT_BYTES(SIDR_REP, CM_SIDR_REP_PRIVATE_DATA),
 
-	CM_KUNIT_FIELD(0x19, CM_LAP_LOCAL_COMM_ID),
-	CM_KUNIT_FIELD(0x19, CM_LAP_REMOTE_COMM_ID),
-	CM_KUNIT_FIELD(0x19, CM_LAP_REMOTE_QPN),
-	CM_KUNIT_FIELD(0x19, CM_LAP_REMOTE_CM_RESP_TIMEOUT),
-	CM_KUNIT_FIELD(0x19, CM_LAP_ALT_LOCAL_LID),
-	CM_KUNIT_FIELD(0x19, CM_LAP_ALT_REMOTE_LID),
-	CM_KUNIT_FIELD(0x19, CM_LAP_ALT_LOCAL_GID),
-	CM_KUNIT_FIELD(0x19, CM_LAP_ALT_REMOTE_GID),
-	CM_KUNIT_FIELD(0x19, CM_LAP_ALT_FLOW_LABEL),
-	CM_KUNIT_FIELD(0x19, CM_LAP_ALT_TRAFFIC_CLASS),
-	CM_KUNIT_FIELD(0x19, CM_LAP_ALT_HOP_LIMIT),
-	CM_KUNIT_FIELD(0x19, CM_LAP_ALT_PACKET_RATE),
-	CM_KUNIT_FIELD(0x19, CM_LAP_ALT_SL),
-	CM_KUNIT_FIELD(0x19, CM_LAP_ALT_SUBNET_LOCAL),
-	CM_KUNIT_FIELD(0x19, CM_LAP_ALT_LOCAL_ACK_TIMEOUT),
-	CM_KUNIT_FIELD(0x19, CM_LAP_PRIVATE_DATA),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_LOCAL_COMM_ID),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_REMOTE_COMM_ID),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_REMOTE_QPN_EECN),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_REMOTE_CM_RESPONSE_TIMEOUT),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_ALTERNATE_LOCAL_PORT_LID),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_ALTERNATE_REMOTE_PORT_LID),
+	CM_KUNIT_BYTES(LAP, CM_LAP_ALTERNATE_LOCAL_PORT_GID),
+	CM_KUNIT_BYTES(LAP, CM_LAP_ALTERNATE_REMOTE_PORT_GID),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_ALTERNATE_FLOW_LABEL),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_ALTERNATE_TRAFFIC_CLASS),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_ALTERNATE_HOP_LIMIT),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_ALTERNATE_PACKET_RATE),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_ALTERNATE_SL),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_ALTERNATE_SUBNET_LOCAL),
+	CM_KUNIT_NUMBER(LAP, CM_LAP_ALTERNATE_LOCAL_ACK_TIMEOUT),
+	CM_KUNIT_BYTES(LAP, CM_LAP_PRIVATE_DATA),
 
-	CM_KUNIT_FIELD(0x1a, CM_APR_LOCAL_COMM_ID),
-	CM_KUNIT_FIELD(0x1a, CM_APR_REMOTE_COMM_ID),
-	CM_KUNIT_FIELD(0x1a, CM_APR_INFO_LENGTH),
-	CM_KUNIT_FIELD(0x1a, CM_APR_STATUS),
-	CM_KUNIT_FIELD(0x1a, CM_APR_INFO),
-	CM_KUNIT_FIELD(0x1a, CM_APR_PRIVATE_DATA),
+	CM_KUNIT_NUMBER(APR, CM_APR_LOCAL_COMM_ID),
+	CM_KUNIT_NUMBER(APR, CM_APR_REMOTE_COMM_ID),
+	CM_KUNIT_NUMBER(APR, CM_APR_ADDITIONAL_INFORMATION_LENGTH),
+	CM_KUNIT_NUMBER(APR, CM_APR_AR_STATUS),
+	CM_KUNIT_BYTES(APR, CM_APR_ADDITIONAL_INFORMATION),
+	CM_KUNIT_BYTES(APR, CM_APR_PRIVATE_DATA),
 };
+
+/* The first bit of a field, counted from the start of the data. */
+static unsigned int cm_kunit_pos(const struct cm_kunit_field *f)
+{
+	unsigned int word = (f->offset - IB_MGMT_MAD_HDR) * 8;
+
+	if (f->ptr)
+		return word;
+	/* Bit 0 of the big-endian word is its least significant bit. */
+	return word + f->word_bits - fls64(f->bit_mask);
+}
+
+static unsigned int cm_kunit_width(const struct cm_kunit_field *f)
+{
+	return f->ptr ? f->word_bits : hweight64(f->bit_mask);
+}
 
 static void cm_kunit_field_desc(const struct cm_kunit_field *f, char *desc)
 {
@@ -185,14 +423,23 @@ static void cm_kunit_field_desc(const struct cm_kunit_field *f, char *desc)
 
 KUNIT_ARRAY_PARAM(cm_kunit_field, cm_kunit_fields, cm_kunit_field_desc);
 
-/* The field's bits, worked out bit by bit rather than by the accessors. */
-static void cm_kunit_field_mask(u32 field, u8 *mask)
+static const struct cm_kunit_field *cm_kunit_field_named(const char *name)
 {
-	unsigned int pos = cm_field_pos(field);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cm_kunit_fields); i++)
+		if (!strcmp(cm_kunit_fields[i].name, name))
+			return &cm_kunit_fields[i];
+	return NULL;
+}
+
+/* The field's bits, worked out bit by bit rather than by the accessors. */
+static void cm_kunit_field_mask(const struct cm_kunit_field *f, u8 *mask)
+{
 	unsigned int i;
 
 	memset(mask, 0, CM_DATA_BYTES);
-	for (i = pos; i < pos + cm_field_width(field); i++)
+	for (i = cm_kunit_pos(f); i < cm_kunit_pos(f) + cm_kunit_width(f); i++)
 		mask[i / 8] |= 0x80 >> (i % 8);
 }
 
@@ -207,7 +454,7 @@ static u64 cm_kunit_width_mixed(unsigned int width)
 	return 0x9c3a5e7f1b6d4c21ULL & cm_kunit_width_max(width);
 }
 
-static void cm_kunit_fill(struct cm_mad *mad, unsigned int seed)
+static void cm_kunit_fill(struct ib_mad *mad, unsigned int seed)
 {
 	unsigned int i;
 
@@ -218,24 +465,26 @@ static void cm_kunit_fill(struct cm_mad *mad, unsigned int seed)
 static void field_lies_inside_the_data_area(struct kunit *test)
 {
 	const struct cm_kunit_field *f = test->param_value;
-	unsigned int width = cm_field_width(f->field);
 
-	KUNIT_EXPECT_GT(test, width, 0U);
-	KUNIT_EXPECT_LE(test, cm_field_pos(f->field) + width, CM_DATA_BYTES * 8);
-	/* Fields read through cm_field_ptr() are whole, aligned bytes. */
-	if (width > 64) {
-		KUNIT_EXPECT_EQ(test, cm_field_pos(f->field) % 8, 0U);
-		KUNIT_EXPECT_EQ(test, width % 8, 0U);
+	KUNIT_EXPECT_GT(test, cm_kunit_width(f), 0U);
+	KUNIT_EXPECT_LE(test, cm_kunit_pos(f) + cm_kunit_width(f), CM_DATA_BYTES * 8);
+	/* Byte fields are whole, aligned bytes; numbers have accessors. */
+	if (f->ptr) {
+		KUNIT_EXPECT_EQ(test, cm_kunit_pos(f) % 8, 0U);
+		KUNIT_EXPECT_EQ(test, cm_kunit_width(f) % 8, 0U);
+		KUNIT_EXPECT_TRUE(test, !f->gid || cm_kunit_width(f) == 128);
+	} else {
+		KUNIT_EXPECT_LE(test, cm_kunit_width(f), 64U);
+		KUNIT_EXPECT_NOT_NULL(test, f->get);
 	}
 }
 
 static void field_round_trips_min_max_and_mixed(struct kunit *test)
 {
 	const struct cm_kunit_field *f = test->param_value;
-	unsigned int width = cm_field_width(f->field);
-	u64 vals[3] = { 0, cm_kunit_width_max(width),
-			cm_kunit_width_mixed(width) };
-	struct cm_mad *mad;
+	u64 vals[3] = { 0, cm_kunit_width_max(cm_kunit_width(f)),
+			cm_kunit_width_mixed(cm_kunit_width(f)) };
+	struct ib_mad *mad;
 	u8 *bytes;
 	unsigned int i;
 
@@ -243,8 +492,8 @@ static void field_round_trips_min_max_and_mixed(struct kunit *test)
 	bytes = kunit_kzalloc(test, CM_DATA_BYTES, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, mad);
 	KUNIT_ASSERT_NOT_NULL(test, bytes);
-	if (width > 64) {
-		size_t len = cm_field_bytes(f->field);
+	if (f->ptr) {
+		size_t len = cm_kunit_width(f) / 8;
 
 		/* Byte strings: zeros, ones and a pattern, in and out. */
 		for (i = 0; i < 3; i++) {
@@ -253,39 +502,38 @@ static void field_round_trips_min_max_and_mixed(struct kunit *test)
 			else
 				get_random_bytes(bytes, len);
 			cm_kunit_fill(mad, i);
-			memcpy(cm_field_ptr(mad, f->field), bytes, len);
-			KUNIT_EXPECT_MEMEQ(test, mad->data +
-					   cm_field_pos(f->field) / 8, bytes, len);
+			memcpy(f->ptr(mad), bytes, len);
+			KUNIT_EXPECT_MEMEQ(test, mad->data + cm_kunit_pos(f) / 8, bytes,
+					   len);
 		}
 		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(vals); i++) {
 		cm_kunit_fill(mad, i);
-		cm_set(mad, f->field, vals[i]);
-		KUNIT_EXPECT_EQ_MSG(test, cm_get(mad, f->field), vals[i],
-				    "value %u", i);
+		f->set(mad, vals[i]);
+		KUNIT_EXPECT_EQ_MSG(test, f->get(mad), vals[i], "value %u", i);
 	}
 	/* Bits beyond the width are dropped, not spilled. */
-	if (width < 64) {
-		cm_set(mad, f->field, U64_MAX << width);
-		KUNIT_EXPECT_EQ(test, cm_get(mad, f->field), 0ULL);
+	if (cm_kunit_width(f) < 64) {
+		f->set(mad, U64_MAX << cm_kunit_width(f));
+		KUNIT_EXPECT_EQ(test, f->get(mad), 0ULL);
 	}
 }
 
 /* Write the field (through the accessors or its pointer) to @val. */
-static void cm_kunit_write(struct cm_mad *mad, u32 field, u64 val, u8 byte)
+static void cm_kunit_write(struct ib_mad *mad, const struct cm_kunit_field *f,
+			   u64 val, u8 byte)
 {
-	if (cm_field_width(field) > 64)
-		memset(cm_field_ptr(mad, field), byte, cm_field_bytes(field));
+	if (f->ptr)
+		memset(f->ptr(mad), byte, cm_kunit_width(f) / 8);
 	else
-		cm_set(mad, field, val);
+		f->set(mad, val);
 }
 
 static void field_write_leaves_other_bits_alone(struct kunit *test)
 {
 	const struct cm_kunit_field *f = test->param_value;
-	unsigned int width = cm_field_width(f->field);
-	struct cm_mad *mad, *before;
+	struct ib_mad *mad, *before;
 	u8 *mask;
 	unsigned int i, round;
 
@@ -295,7 +543,7 @@ static void field_write_leaves_other_bits_alone(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, mad);
 	KUNIT_ASSERT_NOT_NULL(test, before);
 	KUNIT_ASSERT_NOT_NULL(test, mask);
-	cm_kunit_field_mask(f->field, mask);
+	cm_kunit_field_mask(f, mask);
 
 	for (round = 0; round < 4; round++) {
 		if (round < 2)
@@ -303,11 +551,11 @@ static void field_write_leaves_other_bits_alone(struct kunit *test)
 		else
 			memset(mad->data, round == 2 ? 0 : 0xff, CM_DATA_BYTES);
 		memcpy(before, mad, sizeof(*mad));
-		cm_kunit_write(mad, f->field,
-			       round & 1 ? 0 : cm_kunit_width_max(width),
+		cm_kunit_write(mad, f,
+			       round & 1 ? 0 : cm_kunit_width_max(cm_kunit_width(f)),
 			       round & 1 ? 0 : 0xff);
-		KUNIT_EXPECT_MEMEQ(test, &mad->hdr, &before->hdr,
-				   sizeof(mad->hdr));
+		KUNIT_EXPECT_MEMEQ(test, &mad->mad_hdr, &before->mad_hdr,
+				   sizeof(mad->mad_hdr));
 		for (i = 0; i < CM_DATA_BYTES; i++) {
 			u8 changed = mad->data[i] ^ before->data[i];
 			u8 want = round & 1 ? 0 : mask[i];
@@ -323,9 +571,8 @@ static void field_write_leaves_other_bits_alone(struct kunit *test)
 static void field_reads_back_among_set_bits(struct kunit *test)
 {
 	const struct cm_kunit_field *f = test->param_value;
-	unsigned int width = cm_field_width(f->field);
-	u64 val = cm_kunit_width_mixed(width);
-	struct cm_mad *mad;
+	u64 val = cm_kunit_width_mixed(cm_kunit_width(f));
+	struct ib_mad *mad;
 	u8 *mask;
 	unsigned int i;
 
@@ -333,32 +580,31 @@ static void field_reads_back_among_set_bits(struct kunit *test)
 	mask = kunit_kzalloc(test, CM_DATA_BYTES, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, mad);
 	KUNIT_ASSERT_NOT_NULL(test, mask);
-	cm_kunit_field_mask(f->field, mask);
+	cm_kunit_field_mask(f, mask);
 
-	if (width > 64) {
-		u8 *p = cm_field_ptr(mad, f->field);
+	if (f->ptr) {
+		u8 *p = f->ptr(mad);
 
-		/* Offset and size agree with the bit description. */
+		/* The address agrees with the bit description. */
 		KUNIT_EXPECT_PTR_EQ(test, (void *)p,
-				    (void *)(mad->data + cm_field_pos(f->field) / 8));
-		KUNIT_EXPECT_EQ(test, cm_field_bytes(f->field) * 8, (size_t)width);
+				    (void *)(mad->data + cm_kunit_pos(f) / 8));
 		memset(mad->data, 0, CM_DATA_BYTES);
-		memset(p, 0xff, cm_field_bytes(f->field));
+		memset(p, 0xff, cm_kunit_width(f) / 8);
 		KUNIT_EXPECT_MEMEQ(test, mad->data, mask, CM_DATA_BYTES);
 		return;
 	}
 	/* Every other bit set: the field still reads back alone. */
 	for (i = 0; i < CM_DATA_BYTES; i++)
 		mad->data[i] = ~mask[i];
-	KUNIT_EXPECT_EQ(test, cm_get(mad, f->field), 0ULL);
-	cm_set(mad, f->field, val);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, f->field), val);
+	KUNIT_EXPECT_EQ(test, f->get(mad), 0ULL);
+	f->set(mad, val);
+	KUNIT_EXPECT_EQ(test, f->get(mad), val);
 	/* All bits set: the field reads as all ones of its width. */
 	memset(mad->data, 0xff, CM_DATA_BYTES);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, f->field), cm_kunit_width_max(width));
+	KUNIT_EXPECT_EQ(test, f->get(mad), cm_kunit_width_max(cm_kunit_width(f)));
 	/* Only the field's bits set: exactly its mask. */
 	memset(mad->data, 0, CM_DATA_BYTES);
-	cm_set(mad, f->field, cm_kunit_width_max(width));
+	f->set(mad, cm_kunit_width_max(cm_kunit_width(f)));
 	KUNIT_EXPECT_MEMEQ(test, mad->data, mask, CM_DATA_BYTES);
 }
 
@@ -366,13 +612,14 @@ static void field_reads_back_among_set_bits(struct kunit *test)
 static void message_fields_do_not_overlap(struct kunit *test)
 {
 	u8 *seen, *mask;
-	unsigned int attr, i, j;
+	unsigned int a, i, j;
 
 	seen = kunit_kzalloc(test, CM_DATA_BYTES, GFP_KERNEL);
 	mask = kunit_kzalloc(test, CM_DATA_BYTES, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, seen);
 	KUNIT_ASSERT_NOT_NULL(test, mask);
-	for (attr = 0x10; attr <= 0x1a; attr++) {
+	for (a = 0; a < ARRAY_SIZE(cm_kunit_attrs); a++) {
+		__be16 attr = cm_kunit_attrs[a];
 		unsigned int nfields = 0;
 
 		memset(seen, 0, CM_DATA_BYTES);
@@ -382,7 +629,7 @@ static void message_fields_do_not_overlap(struct kunit *test)
 			if (f->attr != attr)
 				continue;
 			nfields++;
-			cm_kunit_field_mask(f->field, mask);
+			cm_kunit_field_mask(f, mask);
 			for (j = 0; j < CM_DATA_BYTES; j++) {
 				KUNIT_EXPECT_EQ_MSG(test, seen[j] & mask[j], 0,
 						    "%s overlaps at byte %u",
@@ -390,44 +637,50 @@ static void message_fields_do_not_overlap(struct kunit *test)
 				seen[j] |= mask[j];
 			}
 		}
-		KUNIT_EXPECT_GT_MSG(test, nfields, 2U, "attribute 0x%x", attr);
+		KUNIT_EXPECT_GT_MSG(test, nfields, 2U, "attribute 0x%x",
+				    be16_to_cpu(attr));
 		/* Every message ends with its private data at byte 232. */
 		KUNIT_EXPECT_EQ_MSG(test, seen[CM_DATA_BYTES - 1], 0xff,
-				    "attribute 0x%x", attr);
+				    "attribute 0x%x", be16_to_cpu(attr));
 	}
+}
+
+/* The size of a byte field, in bytes, or 0 if there is none so named. */
+static size_t cm_kunit_bytes(const char *name)
+{
+	const struct cm_kunit_field *f = cm_kunit_field_named(name);
+
+	return f && f->ptr ? cm_kunit_width(f) / 8 : 0;
 }
 
 /* The maximum private data sizes of ib_cm.h are the wire's. */
 static void private_data_sizes_match_the_api(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_REQ_PRIVATE_DATA),
-			(size_t)IB_CM_REQ_PRIVATE_DATA_SIZE);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_MRA_PRIVATE_DATA),
-			(size_t)IB_CM_MRA_PRIVATE_DATA_SIZE);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_REJ_PRIVATE_DATA),
-			(size_t)IB_CM_REJ_PRIVATE_DATA_SIZE);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_REJ_ARI),
-			(size_t)IB_CM_REJ_ARI_LENGTH);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_REP_PRIVATE_DATA),
-			(size_t)IB_CM_REP_PRIVATE_DATA_SIZE);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_RTU_PRIVATE_DATA),
-			(size_t)IB_CM_RTU_PRIVATE_DATA_SIZE);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_DREQ_PRIVATE_DATA),
-			(size_t)IB_CM_DREQ_PRIVATE_DATA_SIZE);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_DREP_PRIVATE_DATA),
-			(size_t)IB_CM_DREP_PRIVATE_DATA_SIZE);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_SIDR_REQ_PRIVATE_DATA),
-			(size_t)IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_SIDR_REP_PRIVATE_DATA),
-			(size_t)IB_CM_SIDR_REP_PRIVATE_DATA_SIZE);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_SIDR_REP_INFO),
-			(size_t)IB_CM_SIDR_REP_INFO_LENGTH);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_LAP_PRIVATE_DATA),
-			(size_t)IB_CM_LAP_PRIVATE_DATA_SIZE);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_APR_PRIVATE_DATA),
-			(size_t)IB_CM_APR_PRIVATE_DATA_SIZE);
-	KUNIT_EXPECT_EQ(test, cm_field_bytes(CM_APR_INFO),
-			(size_t)IB_CM_APR_INFO_LENGTH);
+	static const struct {
+		const char *field;
+		size_t size;
+	} sizes[] = {
+		{ "CM_REQ_PRIVATE_DATA", IB_CM_REQ_PRIVATE_DATA_SIZE },
+		{ "CM_MRA_PRIVATE_DATA", IB_CM_MRA_PRIVATE_DATA_SIZE },
+		{ "CM_REJ_PRIVATE_DATA", IB_CM_REJ_PRIVATE_DATA_SIZE },
+		{ "CM_REJ_ARI", IB_CM_REJ_ARI_LENGTH },
+		{ "CM_REP_PRIVATE_DATA", IB_CM_REP_PRIVATE_DATA_SIZE },
+		{ "CM_RTU_PRIVATE_DATA", IB_CM_RTU_PRIVATE_DATA_SIZE },
+		{ "CM_DREQ_PRIVATE_DATA", IB_CM_DREQ_PRIVATE_DATA_SIZE },
+		{ "CM_DREP_PRIVATE_DATA", IB_CM_DREP_PRIVATE_DATA_SIZE },
+		{ "CM_SIDR_REQ_PRIVATE_DATA", IB_CM_SIDR_REQ_PRIVATE_DATA_SIZE },
+		{ "CM_SIDR_REP_PRIVATE_DATA", IB_CM_SIDR_REP_PRIVATE_DATA_SIZE },
+		{ "CM_SIDR_REP_ADDITIONAL_INFORMATION",
+		  IB_CM_SIDR_REP_INFO_LENGTH },
+		{ "CM_LAP_PRIVATE_DATA", IB_CM_LAP_PRIVATE_DATA_SIZE },
+		{ "CM_APR_PRIVATE_DATA", IB_CM_APR_PRIVATE_DATA_SIZE },
+		{ "CM_APR_ADDITIONAL_INFORMATION", IB_CM_APR_INFO_LENGTH },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++)
+		KUNIT_EXPECT_EQ_MSG(test, cm_kunit_bytes(sizes[i].field),
+				    sizes[i].size, "%s", sizes[i].field);
 }
 
 /*
@@ -549,6 +802,12 @@ static const u8 cm_kunit_sidr_rep_bytes[CM_DATA_BYTES] = {
 	/* 224 */ 0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87,
 };
 
+/* The attribute data of a message, after its common MAD header. */
+static const u8 *cm_kunit_attr_data(const void *msg)
+{
+	return (const u8 *)msg + IB_MGMT_MAD_HDR;
+}
+
 static void cm_kunit_count_up(void *p, size_t len, u8 first)
 {
 	u8 *b = p;
@@ -560,139 +819,143 @@ static void cm_kunit_count_up(void *p, size_t len, u8 first)
 
 static void req_encodes_as_the_ibta_table(struct kunit *test)
 {
-	struct cm_mad *mad = kunit_kzalloc(test, sizeof(*mad), GFP_KERNEL);
+	struct cm_req_msg *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, mad);
-	cm_set(mad, CM_REQ_LOCAL_COMM_ID, 0x01020304);
-	cm_set(mad, CM_REQ_VENDOR_ID, 0x050607);
-	cm_set(mad, CM_REQ_SERVICE_ID, 0x08090a0b0c0d0e0fULL);
-	cm_set(mad, CM_REQ_LOCAL_CA_GUID, 0x1011121314151617ULL);
-	cm_set(mad, CM_REQ_LOCAL_Q_KEY, 0x1c1d1e1f);
-	cm_set(mad, CM_REQ_LOCAL_QPN, 0x202122);
-	cm_set(mad, CM_REQ_RESPONDER_RESOURCES, 0x23);
-	cm_set(mad, CM_REQ_LOCAL_EECN, 0x242526);
-	cm_set(mad, CM_REQ_INITIATOR_DEPTH, 0x27);
-	cm_set(mad, CM_REQ_REMOTE_EECN, 0x28292a);
-	cm_set(mad, CM_REQ_REMOTE_CM_RESP_TIMEOUT, 0x15);
-	cm_set(mad, CM_REQ_TRANSPORT_SERVICE, 2);
-	cm_set(mad, CM_REQ_END_TO_END_FLOW_CTRL, 1);
-	cm_set(mad, CM_REQ_STARTING_PSN, 0x2c2d2e);
-	cm_set(mad, CM_REQ_LOCAL_CM_RESP_TIMEOUT, 0x0a);
-	cm_set(mad, CM_REQ_RETRY_COUNT, 3);
-	cm_set(mad, CM_REQ_PARTITION_KEY, 0x3031);
-	cm_set(mad, CM_REQ_PATH_MTU, 5);
-	cm_set(mad, CM_REQ_RDC_EXISTS, 1);
-	cm_set(mad, CM_REQ_RNR_RETRY_COUNT, 2);
-	cm_set(mad, CM_REQ_MAX_CM_RETRIES, 0xc);
-	cm_set(mad, CM_REQ_SRQ, 0);
-	cm_set(mad, CM_REQ_EXT_TRANSPORT, 7);
-	cm_set(mad, CM_REQ_PRI_LOCAL_LID, 0x3435);
-	cm_set(mad, CM_REQ_PRI_REMOTE_LID, 0x3637);
-	cm_kunit_count_up(cm_field_ptr(mad, CM_REQ_PRI_LOCAL_GID),
-			  cm_field_bytes(CM_REQ_PRI_LOCAL_GID), 0x38);
-	cm_kunit_count_up(cm_field_ptr(mad, CM_REQ_PRI_REMOTE_GID),
-			  cm_field_bytes(CM_REQ_PRI_REMOTE_GID), 0x48);
-	cm_set(mad, CM_REQ_PRI_FLOW_LABEL, 0x5a5b5);
-	cm_set(mad, CM_REQ_PRI_PACKET_RATE, 0x2d);
-	cm_set(mad, CM_REQ_PRI_TRAFFIC_CLASS, 0x5c);
-	cm_set(mad, CM_REQ_PRI_HOP_LIMIT, 0x5d);
-	cm_set(mad, CM_REQ_PRI_SL, 9);
-	cm_set(mad, CM_REQ_PRI_SUBNET_LOCAL, 1);
-	cm_set(mad, CM_REQ_PRI_LOCAL_ACK_TIMEOUT, 0x1f);
-	cm_set(mad, CM_REQ_ALT_LOCAL_LID, 0x6061);
-	cm_set(mad, CM_REQ_ALT_REMOTE_LID, 0x6263);
-	cm_kunit_count_up(cm_field_ptr(mad, CM_REQ_ALT_LOCAL_GID),
-			  cm_field_bytes(CM_REQ_ALT_LOCAL_GID), 0x64);
-	cm_kunit_count_up(cm_field_ptr(mad, CM_REQ_ALT_REMOTE_GID),
-			  cm_field_bytes(CM_REQ_ALT_REMOTE_GID), 0x74);
-	cm_set(mad, CM_REQ_ALT_FLOW_LABEL, 0x84858);
-	cm_set(mad, CM_REQ_ALT_PACKET_RATE, 0x07);
-	cm_set(mad, CM_REQ_ALT_TRAFFIC_CLASS, 0x88);
-	cm_set(mad, CM_REQ_ALT_HOP_LIMIT, 0x89);
-	cm_set(mad, CM_REQ_ALT_SL, 3);
-	cm_set(mad, CM_REQ_ALT_SUBNET_LOCAL, 0);
-	cm_set(mad, CM_REQ_ALT_LOCAL_ACK_TIMEOUT, 0x11);
-	cm_set(mad, CM_REQ_SAP_SUPPORTED, 1);
-	cm_kunit_count_up(cm_field_ptr(mad, CM_REQ_PRIVATE_DATA),
-			  cm_field_bytes(CM_REQ_PRIVATE_DATA), 0);
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	IBA_SET(CM_REQ_LOCAL_COMM_ID, req, 0x01020304);
+	IBA_SET(CM_REQ_VENDOR_ID, req, 0x050607);
+	IBA_SET(CM_REQ_SERVICE_ID, req, 0x08090a0b0c0d0e0fULL);
+	IBA_SET(CM_REQ_LOCAL_CA_GUID, req, 0x1011121314151617ULL);
+	IBA_SET(CM_REQ_LOCAL_Q_KEY, req, 0x1c1d1e1f);
+	IBA_SET(CM_REQ_LOCAL_QPN, req, 0x202122);
+	IBA_SET(CM_REQ_RESPONDER_RESOURCES, req, 0x23);
+	IBA_SET(CM_REQ_LOCAL_EECN, req, 0x242526);
+	IBA_SET(CM_REQ_INITIATOR_DEPTH, req, 0x27);
+	IBA_SET(CM_REQ_REMOTE_EECN, req, 0x28292a);
+	IBA_SET(CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT, req, 0x15);
+	IBA_SET(CM_REQ_TRANSPORT_SERVICE_TYPE, req, 2);
+	IBA_SET(CM_REQ_END_TO_END_FLOW_CONTROL, req, 1);
+	IBA_SET(CM_REQ_STARTING_PSN, req, 0x2c2d2e);
+	IBA_SET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, req, 0x0a);
+	IBA_SET(CM_REQ_RETRY_COUNT, req, 3);
+	IBA_SET(CM_REQ_PARTITION_KEY, req, 0x3031);
+	IBA_SET(CM_REQ_PATH_PACKET_PAYLOAD_MTU, req, 5);
+	IBA_SET(CM_REQ_RDC_EXISTS, req, 1);
+	IBA_SET(CM_REQ_RNR_RETRY_COUNT, req, 2);
+	IBA_SET(CM_REQ_MAX_CM_RETRIES, req, 0xc);
+	IBA_SET(CM_REQ_SRQ, req, 0);
+	IBA_SET(CM_REQ_EXTENDED_TRANSPORT_TYPE, req, 7);
+	IBA_SET(CM_REQ_PRIMARY_LOCAL_PORT_LID, req, 0x3435);
+	IBA_SET(CM_REQ_PRIMARY_REMOTE_PORT_LID, req, 0x3637);
+	cm_kunit_count_up(IBA_GET_MEM_PTR(CM_REQ_PRIMARY_LOCAL_PORT_GID, req),
+			  sizeof(union ib_gid), 0x38);
+	cm_kunit_count_up(IBA_GET_MEM_PTR(CM_REQ_PRIMARY_REMOTE_PORT_GID, req),
+			  sizeof(union ib_gid), 0x48);
+	IBA_SET(CM_REQ_PRIMARY_FLOW_LABEL, req, 0x5a5b5);
+	IBA_SET(CM_REQ_PRIMARY_PACKET_RATE, req, 0x2d);
+	IBA_SET(CM_REQ_PRIMARY_TRAFFIC_CLASS, req, 0x5c);
+	IBA_SET(CM_REQ_PRIMARY_HOP_LIMIT, req, 0x5d);
+	IBA_SET(CM_REQ_PRIMARY_SL, req, 9);
+	IBA_SET(CM_REQ_PRIMARY_SUBNET_LOCAL, req, 1);
+	IBA_SET(CM_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, req, 0x1f);
+	IBA_SET(CM_REQ_ALTERNATE_LOCAL_PORT_LID, req, 0x6061);
+	IBA_SET(CM_REQ_ALTERNATE_REMOTE_PORT_LID, req, 0x6263);
+	cm_kunit_count_up(IBA_GET_MEM_PTR(CM_REQ_ALTERNATE_LOCAL_PORT_GID, req),
+			  sizeof(union ib_gid), 0x64);
+	cm_kunit_count_up(IBA_GET_MEM_PTR(CM_REQ_ALTERNATE_REMOTE_PORT_GID, req),
+			  sizeof(union ib_gid), 0x74);
+	IBA_SET(CM_REQ_ALTERNATE_FLOW_LABEL, req, 0x84858);
+	IBA_SET(CM_REQ_ALTERNATE_PACKET_RATE, req, 0x07);
+	IBA_SET(CM_REQ_ALTERNATE_TRAFFIC_CLASS, req, 0x88);
+	IBA_SET(CM_REQ_ALTERNATE_HOP_LIMIT, req, 0x89);
+	IBA_SET(CM_REQ_ALTERNATE_SL, req, 3);
+	IBA_SET(CM_REQ_ALTERNATE_SUBNET_LOCAL, req, 0);
+	IBA_SET(CM_REQ_ALTERNATE_LOCAL_ACK_TIMEOUT, req, 0x11);
+	IBA_SET(CM_REQ_SAP_SUPPORTED, req, 1);
+	cm_kunit_count_up(IBA_GET_MEM_PTR(CM_REQ_PRIVATE_DATA, req),
+			  IB_CM_REQ_PRIVATE_DATA_SIZE, 0);
 
-	KUNIT_EXPECT_MEMEQ(test, mad->data, cm_kunit_req_bytes, CM_DATA_BYTES);
+	KUNIT_EXPECT_MEMEQ(test, cm_kunit_attr_data(req), cm_kunit_req_bytes,
+			   CM_DATA_BYTES);
 }
 
 static void rep_encodes_as_the_ibta_table(struct kunit *test)
 {
-	struct cm_mad *mad = kunit_kzalloc(test, sizeof(*mad), GFP_KERNEL);
+	struct cm_rep_msg *rep = kunit_kzalloc(test, sizeof(*rep), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, mad);
-	cm_set(mad, CM_REP_LOCAL_COMM_ID, 0x01020304);
-	cm_set(mad, CM_REP_REMOTE_COMM_ID, 0x05060708);
-	cm_set(mad, CM_REP_LOCAL_Q_KEY, 0x090a0b0c);
-	cm_set(mad, CM_REP_LOCAL_QPN, 0x0d0e0f);
-	cm_set(mad, CM_REP_VENDOR_ID_H, 0x10);
-	cm_set(mad, CM_REP_LOCAL_EECN, 0x111213);
-	cm_set(mad, CM_REP_VENDOR_ID_M, 0x14);
-	cm_set(mad, CM_REP_STARTING_PSN, 0x151617);
-	cm_set(mad, CM_REP_VENDOR_ID_L, 0x18);
-	cm_set(mad, CM_REP_RESPONDER_RESOURCES, 0x19);
-	cm_set(mad, CM_REP_INITIATOR_DEPTH, 0x1a);
-	cm_set(mad, CM_REP_TARGET_ACK_DELAY, 0x1b);
-	cm_set(mad, CM_REP_FAILOVER_ACCEPTED, 1);
-	cm_set(mad, CM_REP_END_TO_END_FLOW_CTRL, 1);
-	cm_set(mad, CM_REP_RNR_RETRY_COUNT, 5);
-	cm_set(mad, CM_REP_SRQ, 1);
-	cm_set(mad, CM_REP_LOCAL_CA_GUID, 0x1c1d1e1f20212223ULL);
-	cm_kunit_count_up(cm_field_ptr(mad, CM_REP_PRIVATE_DATA),
-			  cm_field_bytes(CM_REP_PRIVATE_DATA), 0);
+	KUNIT_ASSERT_NOT_NULL(test, rep);
+	IBA_SET(CM_REP_LOCAL_COMM_ID, rep, 0x01020304);
+	IBA_SET(CM_REP_REMOTE_COMM_ID, rep, 0x05060708);
+	IBA_SET(CM_REP_LOCAL_Q_KEY, rep, 0x090a0b0c);
+	IBA_SET(CM_REP_LOCAL_QPN, rep, 0x0d0e0f);
+	IBA_SET(CM_REP_VENDOR_ID_H, rep, 0x10);
+	IBA_SET(CM_REP_LOCAL_EE_CONTEXT_NUMBER, rep, 0x111213);
+	IBA_SET(CM_REP_VENDOR_ID_M, rep, 0x14);
+	IBA_SET(CM_REP_STARTING_PSN, rep, 0x151617);
+	IBA_SET(CM_REP_VENDOR_ID_L, rep, 0x18);
+	IBA_SET(CM_REP_RESPONDER_RESOURCES, rep, 0x19);
+	IBA_SET(CM_REP_INITIATOR_DEPTH, rep, 0x1a);
+	IBA_SET(CM_REP_TARGET_ACK_DELAY, rep, 0x1b);
+	IBA_SET(CM_REP_FAILOVER_ACCEPTED, rep, 1);
+	IBA_SET(CM_REP_END_TO_END_FLOW_CONTROL, rep, 1);
+	IBA_SET(CM_REP_RNR_RETRY_COUNT, rep, 5);
+	IBA_SET(CM_REP_SRQ, rep, 1);
+	IBA_SET(CM_REP_LOCAL_CA_GUID, rep, 0x1c1d1e1f20212223ULL);
+	cm_kunit_count_up(IBA_GET_MEM_PTR(CM_REP_PRIVATE_DATA, rep),
+			  IB_CM_REP_PRIVATE_DATA_SIZE, 0);
 
-	KUNIT_EXPECT_MEMEQ(test, mad->data, cm_kunit_rep_bytes, CM_DATA_BYTES);
+	KUNIT_EXPECT_MEMEQ(test, cm_kunit_attr_data(rep), cm_kunit_rep_bytes,
+			   CM_DATA_BYTES);
 }
 
 static void sidr_rep_encodes_as_the_ibta_table(struct kunit *test)
 {
-	struct cm_mad *mad = kunit_kzalloc(test, sizeof(*mad), GFP_KERNEL);
+	struct cm_sidr_rep_msg *rep = kunit_kzalloc(test, sizeof(*rep), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, mad);
-	cm_set(mad, CM_SIDR_REP_REQUEST_ID, 0x01020304);
-	cm_set(mad, CM_SIDR_REP_STATUS, 0x05);
-	cm_set(mad, CM_SIDR_REP_INFO_LENGTH, 0x06);
-	cm_set(mad, CM_SIDR_REP_VENDOR_ID_H, 0x0708);
-	cm_set(mad, CM_SIDR_REP_QPN, 0x090a0b);
-	cm_set(mad, CM_SIDR_REP_VENDOR_ID_L, 0x0c);
-	cm_set(mad, CM_SIDR_REP_SERVICE_ID, 0x0d0e0f1011121314ULL);
-	cm_set(mad, CM_SIDR_REP_Q_KEY, 0x15161718);
-	cm_kunit_count_up(cm_field_ptr(mad, CM_SIDR_REP_INFO),
-			  cm_field_bytes(CM_SIDR_REP_INFO), 0x80);
-	cm_kunit_count_up(cm_field_ptr(mad, CM_SIDR_REP_PRIVATE_DATA),
-			  cm_field_bytes(CM_SIDR_REP_PRIVATE_DATA), 0);
+	KUNIT_ASSERT_NOT_NULL(test, rep);
+	IBA_SET(CM_SIDR_REP_REQUESTID, rep, 0x01020304);
+	IBA_SET(CM_SIDR_REP_STATUS, rep, 0x05);
+	IBA_SET(CM_SIDR_REP_ADDITIONAL_INFORMATION_LENGTH, rep, 0x06);
+	IBA_SET(CM_SIDR_REP_VENDOR_ID_H, rep, 0x0708);
+	IBA_SET(CM_SIDR_REP_QPN, rep, 0x090a0b);
+	IBA_SET(CM_SIDR_REP_VENDOR_ID_L, rep, 0x0c);
+	IBA_SET(CM_SIDR_REP_SERVICEID, rep, 0x0d0e0f1011121314ULL);
+	IBA_SET(CM_SIDR_REP_Q_KEY, rep, 0x15161718);
+	cm_kunit_count_up(IBA_GET_MEM_PTR(CM_SIDR_REP_ADDITIONAL_INFORMATION, rep),
+			  IB_CM_SIDR_REP_INFO_LENGTH, 0x80);
+	cm_kunit_count_up(IBA_GET_MEM_PTR(CM_SIDR_REP_PRIVATE_DATA, rep),
+			  IB_CM_SIDR_REP_PRIVATE_DATA_SIZE, 0);
 
-	KUNIT_EXPECT_MEMEQ(test, mad->data, cm_kunit_sidr_rep_bytes,
+	KUNIT_EXPECT_MEMEQ(test, cm_kunit_attr_data(rep), cm_kunit_sidr_rep_bytes,
 			   CM_DATA_BYTES);
 }
 
 /* Decoding the hand-worked REQ gives back the values that made it. */
 static void req_decodes_from_the_ibta_table(struct kunit *test)
 {
-	struct cm_mad *mad = kunit_kzalloc(test, sizeof(*mad), GFP_KERNEL);
+	struct cm_req_msg *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, mad);
-	memcpy(mad->data, cm_kunit_req_bytes, CM_DATA_BYTES);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_REMOTE_CM_RESP_TIMEOUT), 0x15ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_TRANSPORT_SERVICE), 2ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_END_TO_END_FLOW_CTRL), 1ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_RETRY_COUNT), 3ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_PATH_MTU), 5ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_RNR_RETRY_COUNT), 2ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_EXT_TRANSPORT), 7ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_PRI_FLOW_LABEL), 0x5a5b5ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_PRI_PACKET_RATE), 0x2dULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_PRI_SL), 9ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_ALT_FLOW_LABEL), 0x84858ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_ALT_LOCAL_ACK_TIMEOUT), 0x11ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_SAP_SUPPORTED), 1ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(mad, CM_REQ_SERVICE_ID),
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	memcpy((u8 *)req + IB_MGMT_MAD_HDR, cm_kunit_req_bytes, CM_DATA_BYTES);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT, req),
+			0x15ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_TRANSPORT_SERVICE_TYPE, req), 2ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_END_TO_END_FLOW_CONTROL, req), 1ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_RETRY_COUNT, req), 3ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_PATH_PACKET_PAYLOAD_MTU, req), 5ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_RNR_RETRY_COUNT, req), 2ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_EXTENDED_TRANSPORT_TYPE, req), 7ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_PRIMARY_FLOW_LABEL, req), 0x5a5b5ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_PRIMARY_PACKET_RATE, req), 0x2dULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_PRIMARY_SL, req), 9ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_ALTERNATE_FLOW_LABEL, req), 0x84858ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_ALTERNATE_LOCAL_ACK_TIMEOUT, req),
+			0x11ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_SAP_SUPPORTED, req), 1ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_SERVICE_ID, req),
 			0x08090a0b0c0d0e0fULL);
-	KUNIT_EXPECT_TRUE(test, cm_req_has_alt_path(mad));
-	KUNIT_EXPECT_EQ(test, cm_req_qp_type(mad), IB_QPT_MAX);
+	KUNIT_EXPECT_TRUE(test, cm_req_has_alt_path(req));
+	KUNIT_EXPECT_EQ(test, cm_req_qp_type(req), IB_QPT_MAX);
 }
 
 static struct kunit_case cm_kunit_wire_cases[] = {
@@ -2034,7 +2297,7 @@ struct cm_kunit_check_case {
 	u8 mgmt_class;
 	u8 class_version;
 	u8 method;
-	u16 attr_id;
+	__be16 attr_id;
 	int why;
 };
 
@@ -2044,56 +2307,58 @@ struct cm_kunit_check_case {
 	  CM_CLASS_VERSION, IB_MGMT_METHOD_SEND, attr, why }
 
 static const struct cm_kunit_check_case cm_kunit_check_cases[] = {
-	CM_KUNIT_HDR("REQ of full length", 256, 0x10, CM_KUNIT_OK),
-	CM_KUNIT_HDR("MRA", 256, 0x11, CM_KUNIT_OK),
-	CM_KUNIT_HDR("REP", 256, 0x13, CM_KUNIT_OK),
-	CM_KUNIT_HDR("SIDR_REP", 256, 0x18, CM_KUNIT_OK),
-	CM_KUNIT_HDR("APR, the last attribute", 256, 0x1a, CM_KUNIT_OK),
-	CM_KUNIT_HDR("longer than a MAD", 2048, 0x10, CM_KUNIT_OK),
-	CM_KUNIT_HDR("one byte short", 255, 0x10, CM_DROP_LENGTH),
-	CM_KUNIT_HDR("header only", 24, 0x10, CM_DROP_LENGTH),
-	CM_KUNIT_HDR("empty", 0, 0x10, CM_DROP_LENGTH),
-	CM_KUNIT_HDR("negative length", -1, 0x10, CM_DROP_LENGTH),
-	{ "short and of another class", 100, 1, 0x81, 1, 1, 0, CM_DROP_LENGTH },
-	{ "base version 0", 256, 0, IB_MGMT_CLASS_CM, 2, 3, 0x10,
+	CM_KUNIT_HDR("REQ of full length", 256, CM_REQ_ATTR_ID, CM_KUNIT_OK),
+	CM_KUNIT_HDR("MRA", 256, CM_MRA_ATTR_ID, CM_KUNIT_OK),
+	CM_KUNIT_HDR("REP", 256, CM_REP_ATTR_ID, CM_KUNIT_OK),
+	CM_KUNIT_HDR("SIDR_REP", 256, CM_SIDR_REP_ATTR_ID, CM_KUNIT_OK),
+	CM_KUNIT_HDR("APR, the last attribute", 256, CM_APR_ATTR_ID, CM_KUNIT_OK),
+	CM_KUNIT_HDR("longer than a MAD", 2048, CM_REQ_ATTR_ID, CM_KUNIT_OK),
+	CM_KUNIT_HDR("one byte short", 255, CM_REQ_ATTR_ID, CM_DROP_LENGTH),
+	CM_KUNIT_HDR("header only", 24, CM_REQ_ATTR_ID, CM_DROP_LENGTH),
+	CM_KUNIT_HDR("empty", 0, CM_REQ_ATTR_ID, CM_DROP_LENGTH),
+	CM_KUNIT_HDR("negative length", -1, CM_REQ_ATTR_ID, CM_DROP_LENGTH),
+	{ "short and of another class", 100, 1, 0x81, 1, 1, 0,
+	  CM_DROP_LENGTH },
+	{ "base version 0", 256, 0, IB_MGMT_CLASS_CM, 2, 3, CM_REQ_ATTR_ID,
 	  CM_DROP_VERSION },
-	{ "base version 2", 256, 2, IB_MGMT_CLASS_CM, 2, 3, 0x10,
+	{ "base version 2", 256, 2, IB_MGMT_CLASS_CM, 2, 3, CM_REQ_ATTR_ID,
 	  CM_DROP_VERSION },
-	{ "OPA base version", 256, 0x80, IB_MGMT_CLASS_CM, 2, 3, 0x10,
+	{ "OPA base version", 256, 0x80, IB_MGMT_CLASS_CM, 2, 3, CM_REQ_ATTR_ID,
 	  CM_DROP_VERSION },
-	{ "class version 1", 256, 1, IB_MGMT_CLASS_CM, 1, 3, 0x10,
+	{ "class version 1", 256, 1, IB_MGMT_CLASS_CM, 1, 3, CM_REQ_ATTR_ID,
 	  CM_DROP_VERSION },
-	{ "class version 3", 256, 1, IB_MGMT_CLASS_CM, 3, 3, 0x10,
+	{ "class version 3", 256, 1, IB_MGMT_CLASS_CM, 3, 3, CM_REQ_ATTR_ID,
 	  CM_DROP_VERSION },
-	{ "class version 0xff", 256, 1, IB_MGMT_CLASS_CM, 0xff, 3, 0x10,
+	{ "class version 0xff", 256, 1, IB_MGMT_CLASS_CM, 0xff, 3, CM_REQ_ATTR_ID,
 	  CM_DROP_VERSION },
 	{ "subnet management class", 256, 1, IB_MGMT_CLASS_SUBN_LID_ROUTED, 2,
-	  3, 0x10, CM_DROP_VERSION },
+	  3, CM_REQ_ATTR_ID, CM_DROP_VERSION },
 	{ "subnet administration class", 256, 1, IB_MGMT_CLASS_SUBN_ADM, 2, 3,
-	  0x10, CM_DROP_VERSION },
-	{ "performance class", 256, 1, IB_MGMT_CLASS_PERF_MGMT, 2, 3, 0x10,
+	  CM_REQ_ATTR_ID, CM_DROP_VERSION },
+	{ "performance class", 256, 1, IB_MGMT_CLASS_PERF_MGMT, 2, 3, CM_REQ_ATTR_ID,
 	  CM_DROP_VERSION },
-	{ "class 0x87", 256, 1, 0x87, 2, 3, 0x10, CM_DROP_VERSION },
-	{ "wrong class and method", 256, 1, 0x03, 2, 1, 0x10, CM_DROP_VERSION },
-	{ "GET", 256, 1, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_GET, 0x10,
+	{ "class 0x87", 256, 1, 0x87, 2, 3, CM_REQ_ATTR_ID, CM_DROP_VERSION },
+	{ "wrong class and method", 256, 1, 0x03, 2, 1, CM_REQ_ATTR_ID,
+	  CM_DROP_VERSION },
+	{ "GET", 256, 1, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_GET, CM_REQ_ATTR_ID,
 	  CM_DROP_METHOD },
-	{ "SET", 256, 1, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_SET, 0x10,
+	{ "SET", 256, 1, IB_MGMT_CLASS_CM, 2, IB_MGMT_METHOD_SET, CM_REQ_ATTR_ID,
 	  CM_DROP_METHOD },
 	{ "GET response", 256, 1, IB_MGMT_CLASS_CM, 2,
-	  IB_MGMT_METHOD_GET_RESP, 0x10, CM_DROP_METHOD },
+	  IB_MGMT_METHOD_GET_RESP, CM_REQ_ATTR_ID, CM_DROP_METHOD },
 	{ "SEND with the response bit", 256, 1, IB_MGMT_CLASS_CM, 2,
-	  IB_MGMT_METHOD_SEND | IB_MGMT_METHOD_RESP, 0x10, CM_DROP_METHOD },
-	{ "method 0", 256, 1, IB_MGMT_CLASS_CM, 2, 0, 0x10, CM_DROP_METHOD },
+	  IB_MGMT_METHOD_SEND | IB_MGMT_METHOD_RESP, CM_REQ_ATTR_ID, CM_DROP_METHOD },
+	{ "method 0", 256, 1, IB_MGMT_CLASS_CM, 2, 0, CM_REQ_ATTR_ID, CM_DROP_METHOD },
 	{ "wrong method and attribute", 256, 1, IB_MGMT_CLASS_CM, 2, 1, 0,
 	  CM_DROP_METHOD },
-	CM_KUNIT_HDR("attribute 0", 256, 0x0000, CM_DROP_ATTR),
-	CM_KUNIT_HDR("ClassPortInfo", 256, 0x0001, CM_DROP_ATTR),
-	CM_KUNIT_HDR("attribute 0x0f", 256, 0x000f, CM_DROP_ATTR),
-	CM_KUNIT_HDR("attribute 0x1b", 256, 0x001b, CM_DROP_ATTR),
-	CM_KUNIT_HDR("attribute 0xff", 256, 0x00ff, CM_DROP_ATTR),
-	CM_KUNIT_HDR("REQ byte-swapped", 256, 0x1000, CM_DROP_ATTR),
-	CM_KUNIT_HDR("attribute 0x1010", 256, 0x1010, CM_DROP_ATTR),
-	CM_KUNIT_HDR("attribute 0xffff", 256, 0xffff, CM_DROP_ATTR),
+	CM_KUNIT_HDR("attribute 0", 256, cpu_to_be16(0x0000), CM_DROP_ATTR),
+	CM_KUNIT_HDR("ClassPortInfo", 256, cpu_to_be16(0x0001), CM_DROP_ATTR),
+	CM_KUNIT_HDR("attribute 0x0f", 256, cpu_to_be16(0x000f), CM_DROP_ATTR),
+	CM_KUNIT_HDR("attribute 0x1b", 256, cpu_to_be16(0x001b), CM_DROP_ATTR),
+	CM_KUNIT_HDR("attribute 0xff", 256, cpu_to_be16(0x00ff), CM_DROP_ATTR),
+	CM_KUNIT_HDR("REQ byte-swapped", 256, cpu_to_be16(0x1000), CM_DROP_ATTR),
+	CM_KUNIT_HDR("attribute 0x1010", 256, cpu_to_be16(0x1010), CM_DROP_ATTR),
+	CM_KUNIT_HDR("attribute 0xffff", 256, cpu_to_be16(0xffff), CM_DROP_ATTR),
 };
 
 static void cm_kunit_check_desc(const struct cm_kunit_check_case *c,
@@ -2130,23 +2395,24 @@ static void check_mad_classifies_header(struct kunit *test)
 	hdr->mgmt_class = c->mgmt_class;
 	hdr->class_version = c->class_version;
 	hdr->method = c->method;
-	hdr->attr_id = cpu_to_be16(c->attr_id);
+	hdr->attr_id = c->attr_id;
 	KUNIT_EXPECT_EQ(test, cm_check_mad(&rx->wc), c->why);
 }
 
-/* Only REQ (0x10) .. APR (0x1a) are CM attributes, at indices 0..10. */
+/* Only REQ .. APR are CM attributes, at indices 0..10. */
 static void attribute_ids_outside_req_to_apr_are_invalid(struct kunit *test)
 {
 	unsigned int id;
 
 	for (id = 0; id <= 0xffff; id++) {
-		bool valid = id >= 0x10 && id <= 0x1a;
+		bool valid = id >= be16_to_cpu(CM_REQ_ATTR_ID) &&
+			     id <= be16_to_cpu(CM_APR_ATTR_ID);
 
 		if (cm_attr_valid(cpu_to_be16(id)) != valid)
 			KUNIT_FAIL(test, "attribute 0x%04x valid=%d", id, !valid);
 		if (valid)
 			KUNIT_EXPECT_EQ(test, cm_attr_index(cpu_to_be16(id)),
-					id - 0x10);
+					id - be16_to_cpu(CM_REQ_ATTR_ID));
 	}
 }
 
@@ -2173,50 +2439,53 @@ static enum ib_qp_type cm_kunit_req_qp_type(const u8 *data)
 
 static void req_transport_selects_qp_type(struct kunit *test)
 {
-	struct cm_mad *mad = kunit_kzalloc(test, sizeof(*mad), GFP_KERNEL);
+	union cm_kunit_msg *m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	struct cm_req_msg *req;
+	u8 *data;
 	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, mad);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	req = &m->req;
+	data = m->mad.data;
 	for (i = 0; i < ARRAY_SIZE(cm_kunit_qp_type_bytes); i++) {
-		mad->data[43] = cm_kunit_qp_type_bytes[i][0];
-		mad->data[51] = cm_kunit_qp_type_bytes[i][1];
-		KUNIT_EXPECT_EQ_MSG(test, cm_req_qp_type(mad),
-				    cm_kunit_req_qp_type(mad->data),
-				    "bytes %02x %02x", mad->data[43],
-				    mad->data[51]);
+		data[43] = cm_kunit_qp_type_bytes[i][0];
+		data[51] = cm_kunit_qp_type_bytes[i][1];
+		KUNIT_EXPECT_EQ_MSG(test, cm_req_qp_type(req),
+				    cm_kunit_req_qp_type(data),
+				    "bytes %02x %02x", data[43], data[51]);
 	}
-	mad->data[43] = 0x00;
-	KUNIT_EXPECT_EQ(test, cm_req_qp_type(mad), IB_QPT_RC);
-	mad->data[43] = 0x02;
-	KUNIT_EXPECT_EQ(test, cm_req_qp_type(mad), IB_QPT_UC);
-	mad->data[43] = 0x04;
-	KUNIT_EXPECT_EQ(test, cm_req_qp_type(mad), IB_QPT_MAX);
-	mad->data[43] = 0x06;
-	mad->data[51] = 0x01;
-	KUNIT_EXPECT_EQ(test, cm_req_qp_type(mad), IB_QPT_XRC_TGT);
+	data[43] = 0x00;
+	KUNIT_EXPECT_EQ(test, cm_req_qp_type(req), IB_QPT_RC);
+	data[43] = 0x02;
+	KUNIT_EXPECT_EQ(test, cm_req_qp_type(req), IB_QPT_UC);
+	data[43] = 0x04;
+	KUNIT_EXPECT_EQ(test, cm_req_qp_type(req), IB_QPT_MAX);
+	data[43] = 0x06;
+	data[51] = 0x01;
+	KUNIT_EXPECT_EQ(test, cm_req_qp_type(req), IB_QPT_XRC_TGT);
 }
 
 static void req_validity_needs_type_mtu_and_comm_id(struct kunit *test)
 {
-	struct cm_mad *mad = kunit_kzalloc(test, sizeof(*mad), GFP_KERNEL);
+	struct cm_req_msg *req = kunit_kzalloc(test, sizeof(*req), GFP_KERNEL);
 	unsigned int mtu;
 
-	KUNIT_ASSERT_NOT_NULL(test, mad);
-	cm_set(mad, CM_REQ_LOCAL_COMM_ID, 1);
-	cm_set(mad, CM_REQ_TRANSPORT_SERVICE, CM_REQ_TRANSPORT_RC);
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	IBA_SET(CM_REQ_LOCAL_COMM_ID, req, 1);
+	IBA_SET(CM_REQ_TRANSPORT_SERVICE_TYPE, req, CM_REQ_TRANSPORT_RC);
 	for (mtu = 0; mtu < 16; mtu++) {
-		cm_set(mad, CM_REQ_PATH_MTU, mtu);
-		KUNIT_EXPECT_EQ_MSG(test, cm_req_valid(mad),
+		IBA_SET(CM_REQ_PATH_PACKET_PAYLOAD_MTU, req, mtu);
+		KUNIT_EXPECT_EQ_MSG(test, cm_req_valid(req),
 				    mtu >= IB_MTU_256 && mtu <= IB_MTU_4096,
 				    "MTU %u", mtu);
 	}
-	cm_set(mad, CM_REQ_PATH_MTU, IB_MTU_4096);
-	cm_set(mad, CM_REQ_LOCAL_COMM_ID, 0);
-	KUNIT_EXPECT_FALSE(test, cm_req_valid(mad));
-	cm_set(mad, CM_REQ_LOCAL_COMM_ID, 0xffffffff);
-	KUNIT_EXPECT_TRUE(test, cm_req_valid(mad));
-	cm_set(mad, CM_REQ_TRANSPORT_SERVICE, 2);
-	KUNIT_EXPECT_FALSE(test, cm_req_valid(mad));
+	IBA_SET(CM_REQ_PATH_PACKET_PAYLOAD_MTU, req, IB_MTU_4096);
+	IBA_SET(CM_REQ_LOCAL_COMM_ID, req, 0);
+	KUNIT_EXPECT_FALSE(test, cm_req_valid(req));
+	IBA_SET(CM_REQ_LOCAL_COMM_ID, req, 0xffffffff);
+	KUNIT_EXPECT_TRUE(test, cm_req_valid(req));
+	IBA_SET(CM_REQ_TRANSPORT_SERVICE_TYPE, req, 2);
+	KUNIT_EXPECT_FALSE(test, cm_req_valid(req));
 }
 
 /* What cm_check_mad() should say, worked out independently. */
@@ -2232,7 +2501,8 @@ static int cm_kunit_expected_why(const struct cm_kunit_rx *rx)
 		return CM_DROP_VERSION;
 	if (hdr->method != 0x03)
 		return CM_DROP_METHOD;
-	if (attr < 0x10 || attr > 0x1a)
+	if (attr < be16_to_cpu(CM_REQ_ATTR_ID) ||
+	    attr > be16_to_cpu(CM_APR_ATTR_ID))
 		return CM_DROP_ATTR;
 	return CM_KUNIT_OK;
 }
@@ -2261,8 +2531,10 @@ static void random_mads_are_classified_without_crashing(struct kunit *test)
 	prandom_seed_state(&rnd, CM_KUNIT_SEED);
 	for (i = 0; i < CM_KUNIT_SWEEP; i++) {
 		struct ib_mad_hdr *hdr = &rx->mad.mad_hdr;
-		struct cm_mad *mad = (struct cm_mad *)&rx->mad;
-		const u8 *d = mad->data;
+		/* The same random bytes, read as a REQ and as a REP. */
+		struct cm_req_msg *req = (struct cm_req_msg *)&rx->mad;
+		struct cm_rep_msg *rep = (struct cm_rep_msg *)&rx->mad;
+		const u8 *d = rx->mad.data;
 		u32 r = prandom_u32_state(&rnd);
 		int why, want;
 		bool alt;
@@ -2290,28 +2562,28 @@ static void random_mads_are_classified_without_crashing(struct kunit *test)
 		seen[why + 1]++;
 
 		/* The REQ checks that need no port, on every MAD. */
-		if (cm_req_qp_type(mad) != cm_kunit_req_qp_type(d)) {
+		if (cm_req_qp_type(req) != cm_kunit_req_qp_type(d)) {
 			KUNIT_FAIL(test, "MAD %u: QP type %d", i,
-				   cm_req_qp_type(mad));
+				   cm_req_qp_type(req));
 			break;
 		}
-		if (cm_req_valid(mad) !=
+		if (cm_req_valid(req) !=
 		    (cm_kunit_req_qp_type(d) != IB_QPT_MAX &&
 		     (d[50] >> 4) >= 1 && (d[50] >> 4) <= 5 &&
 		     cm_kunit_any(d, 4))) {
 			KUNIT_FAIL(test, "MAD %u: cm_req_valid() wrong", i);
 			break;
 		}
-		valid_reqs += cm_req_valid(mad);
-		alt = cm_req_has_alt_path(mad);
+		valid_reqs += cm_req_valid(req);
+		alt = cm_req_has_alt_path(req);
 		if (alt != (cm_kunit_any(d + 96, 2) || cm_kunit_any(d + 100, 16))) {
 			KUNIT_FAIL(test, "MAD %u: alternate path wrong", i);
 			break;
 		}
 		alt_paths += alt;
-		if (be32_to_cpu(cm_rep_qpn(mad, IB_QPT_RC)) !=
+		if (be32_to_cpu(cm_rep_qpn(rep, IB_QPT_RC)) !=
 		    (d[12] << 16 | d[13] << 8 | d[14]) ||
-		    be32_to_cpu(cm_rep_qpn(mad, IB_QPT_XRC_INI)) !=
+		    be32_to_cpu(cm_rep_qpn(rep, IB_QPT_XRC_INI)) !=
 		    (d[16] << 16 | d[17] << 8 | d[18])) {
 			KUNIT_FAIL(test, "MAD %u: REP QPN wrong", i);
 			break;
@@ -2319,7 +2591,7 @@ static void random_mads_are_classified_without_crashing(struct kunit *test)
 
 		/* Building a path from any REQ is safe and copies fields. */
 		memset(path, 0, sizeof(*path));
-		cm_path_from_req(mad, path, r & 1, &rx->ib_wc);
+		cm_path_from_req(req, path, r & 1, &rx->ib_wc);
 		if (path->mtu != d[50] >> 4 ||
 		    path->sl != (r & 1 ? d[138] : d[94]) >> 4 ||
 		    path->packet_life_time !=

@@ -43,11 +43,11 @@
 #define FK_LIFE		22
 
 struct fk_sent {
-	u16 attr;		/* attribute ID, host order */
+	__be16 attr;		/* attribute ID */
 	bool tracked;		/* the id's outstanding (retried) message */
 	bool rep_agent;		/* posted on the REP agent */
 	bool resent;		/* an answer resent for a duplicate */
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 };
 
 struct fk_event {
@@ -71,7 +71,7 @@ struct fk_msg {
 	struct list_head node;
 	bool cancelled;
 	u32 timeout_ms;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 };
 
 struct fk_rx {
@@ -197,7 +197,7 @@ static int fk_post(struct ib_mad_send_buf *msg)
 	spin_lock_irqsave(&fk->lock, flags);
 	if (fk->nsent < FK_SENT_MAX) {
 		s = &fk->sent[fk->nsent];
-		s->attr = be16_to_cpu(m->mad.hdr.attr_id);
+		s->attr = m->mad.mad.mad_hdr.attr_id;
 		s->tracked = !!msg->context[0];
 		s->resent = msg->context[1] == CM_MSG_RESENT;
 		s->rep_agent = msg->mad_agent == &fk->rep_agent;
@@ -263,7 +263,8 @@ static void fk_flush(void)
 }
 
 /* Complete one posted message with @status, as the MAD layer would. */
-static void fk_complete(struct fk *fk, struct fk_msg *m, enum ib_wc_status status)
+static void fk_complete(struct fk *fk, struct fk_msg *m,
+			enum ib_wc_status status)
 {
 	struct ib_mad_send_wc wc = { .send_buf = &m->buf, .status = status };
 
@@ -331,7 +332,7 @@ static bool fk_time_out(struct fk *fk)
  * Hand @mad to the CM as received from the peer (LID FK_PEER_LID), with a
  * GRH naming @sgid if that is not NULL.
  */
-static void fk_receive_grh(struct fk *fk, const struct cm_mad *mad,
+static void fk_receive_grh(struct fk *fk, const union cm_kunit_msg *mad,
 			   const union ib_gid *sgid)
 {
 	struct fk_rx *rx = kzalloc_obj(*rx);
@@ -355,7 +356,7 @@ static void fk_receive_grh(struct fk *fk, const struct cm_mad *mad,
 	fk_settle(fk);
 }
 
-static void fk_receive(struct fk *fk, const struct cm_mad *mad)
+static void fk_receive(struct fk *fk, const union cm_kunit_msg *mad)
 {
 	fk_receive_grh(fk, mad, NULL);
 }
@@ -393,9 +394,9 @@ static unsigned int fk_ids_on_device(struct fk *fk)
 	return n;
 }
 
-static long fk_count(struct fk *fk, unsigned int group, u16 attr)
+static long fk_count(struct fk *fk, unsigned int group, __be16 attr)
 {
-	return atomic_long_read(&fk->port->counters[group][attr - 0x10]);
+	return atomic_long_read(&fk->port->counters[group][cm_attr_index(attr)]);
 }
 
 static long fk_drops(struct fk *fk, unsigned int why)
@@ -604,6 +605,24 @@ static struct fk_sent *fk_last(struct fk *fk)
 	return fk->nsent ? &fk->sent[min(fk->nsent, FK_SENT_MAX) - 1] : NULL;
 }
 
+/* The last message sent, as its message type @m (req, rep, rej ...). */
+#define FK_LAST(fk, m)	(&fk_last(fk)->mad.m)
+
+/* Our comm ID in a REJ, DREQ or DREP we sent, read as its own type. */
+static u32 fk_sent_local_id(const struct fk_sent *s)
+{
+	switch (s->attr) {
+	case CM_REJ_ATTR_ID:
+		return IBA_GET(CM_REJ_LOCAL_COMM_ID, &s->mad.rej);
+	case CM_DREQ_ATTR_ID:
+		return IBA_GET(CM_DREQ_LOCAL_COMM_ID, &s->mad.dreq);
+	case CM_DREP_ATTR_ID:
+		return IBA_GET(CM_DREP_LOCAL_COMM_ID, &s->mad.drep);
+	default:
+		return 0;
+	}
+}
+
 static struct fk_event *fk_last_event(struct fk *fk)
 {
 	return fk->nevents ? &fk->events[min(fk->nevents, FK_EVENTS_MAX) - 1] :
@@ -614,7 +633,7 @@ static struct fk_event *fk_last_event(struct fk *fk)
 #define FK_EXPECT_SENT(f, n, a) do {					\
 	struct fk *__fk = (f);						\
 	unsigned int __n = (n);						\
-	u16 __a = (a);							\
+	__be16 __a = (a);						\
 									\
 	KUNIT_ASSERT_EQ(__fk->test, __fk->nsent, __n);			\
 	if (__n && __a)							\
@@ -639,112 +658,130 @@ static struct fk_event *fk_last_event(struct fk *fk)
 /* ---- messages from the peer ---- */
 
 /* The peer builds its MADs as we do ours: a zeroed CM MAD of class 2. */
-static void fk_mad(struct cm_mad *mad, u16 attr, u64 tid)
+static void fk_mad(union cm_kunit_msg *mad, __be16 attr, u64 tid)
 {
-	cm_init_mad(mad, cpu_to_be16(attr), cpu_to_be64(tid));
+	memset(mad, 0, sizeof(*mad));
+	cm_init_mad(&mad->mad.mad_hdr, attr, cpu_to_be64(tid));
 }
 
 /* An RC REQ from the peer's comm ID @peer and QP @qpn for @sid. */
-static void fk_req(struct cm_mad *mad, u32 peer, u32 qpn, u64 sid)
+static void fk_req(union cm_kunit_msg *mad, u32 peer, u32 qpn, u64 sid)
 {
-	fk_mad(mad, 0x10, 0x7000 + peer);
-	cm_set(mad, CM_REQ_LOCAL_COMM_ID, peer);
-	cm_set(mad, CM_REQ_SERVICE_ID, sid);
-	cm_set(mad, CM_REQ_LOCAL_CA_GUID, FK_PEER_GUID);
-	cm_set(mad, CM_REQ_LOCAL_QPN, qpn);
-	cm_set(mad, CM_REQ_RESPONDER_RESOURCES, 4);
-	cm_set(mad, CM_REQ_INITIATOR_DEPTH, 4);
-	cm_set(mad, CM_REQ_REMOTE_CM_RESP_TIMEOUT, 20);
-	cm_set(mad, CM_REQ_TRANSPORT_SERVICE, 0);	/* RC */
-	cm_set(mad, CM_REQ_STARTING_PSN, 0x1000);
-	cm_set(mad, CM_REQ_LOCAL_CM_RESP_TIMEOUT, 20);
-	cm_set(mad, CM_REQ_RETRY_COUNT, 7);
-	cm_set(mad, CM_REQ_PARTITION_KEY, 0xffff);
-	cm_set(mad, CM_REQ_PATH_MTU, IB_MTU_1024);
-	cm_set(mad, CM_REQ_RNR_RETRY_COUNT, 7);
-	cm_set(mad, CM_REQ_MAX_CM_RETRIES, 3);
-	cm_set(mad, CM_REQ_PRI_LOCAL_LID, FK_PEER_LID);
-	cm_set(mad, CM_REQ_PRI_REMOTE_LID, 1);
-	cm_set(mad, CM_REQ_PRI_SL, 0);
-	cm_set(mad, CM_REQ_PRI_SUBNET_LOCAL, 1);
-	cm_set(mad, CM_REQ_PRI_LOCAL_ACK_TIMEOUT, FK_LIFE + 1);
-	memset(cm_field_ptr(mad, CM_REQ_PRIVATE_DATA), 0xa5, FK_KEEP);
+	fk_mad(mad, CM_REQ_ATTR_ID, 0x7000 + peer);
+	IBA_SET(CM_REQ_LOCAL_COMM_ID, &mad->req, peer);
+	IBA_SET(CM_REQ_SERVICE_ID, &mad->req, sid);
+	IBA_SET(CM_REQ_LOCAL_CA_GUID, &mad->req, FK_PEER_GUID);
+	IBA_SET(CM_REQ_LOCAL_QPN, &mad->req, qpn);
+	IBA_SET(CM_REQ_RESPONDER_RESOURCES, &mad->req, 4);
+	IBA_SET(CM_REQ_INITIATOR_DEPTH, &mad->req, 4);
+	IBA_SET(CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT, &mad->req, 20);
+	IBA_SET(CM_REQ_TRANSPORT_SERVICE_TYPE, &mad->req, 0);	/* RC */
+	IBA_SET(CM_REQ_STARTING_PSN, &mad->req, 0x1000);
+	IBA_SET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, &mad->req, 20);
+	IBA_SET(CM_REQ_RETRY_COUNT, &mad->req, 7);
+	IBA_SET(CM_REQ_PARTITION_KEY, &mad->req, 0xffff);
+	IBA_SET(CM_REQ_PATH_PACKET_PAYLOAD_MTU, &mad->req, IB_MTU_1024);
+	IBA_SET(CM_REQ_RNR_RETRY_COUNT, &mad->req, 7);
+	IBA_SET(CM_REQ_MAX_CM_RETRIES, &mad->req, 3);
+	IBA_SET(CM_REQ_PRIMARY_LOCAL_PORT_LID, &mad->req, FK_PEER_LID);
+	IBA_SET(CM_REQ_PRIMARY_REMOTE_PORT_LID, &mad->req, 1);
+	IBA_SET(CM_REQ_PRIMARY_SL, &mad->req, 0);
+	IBA_SET(CM_REQ_PRIMARY_SUBNET_LOCAL, &mad->req, 1);
+	IBA_SET(CM_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, &mad->req, FK_LIFE + 1);
+	memset(IBA_GET_MEM_PTR(CM_REQ_PRIVATE_DATA, &mad->req), 0xa5, FK_KEEP);
 }
 
 /* A REP from the peer answering our comm ID @ours. */
-static void fk_rep(struct cm_mad *mad, u32 ours, u32 peer, u32 qpn)
+static void fk_rep(union cm_kunit_msg *mad, u32 ours, u32 peer, u32 qpn)
 {
-	fk_mad(mad, 0x13, 0x100);
-	cm_set(mad, CM_REP_LOCAL_COMM_ID, peer);
-	cm_set(mad, CM_REP_REMOTE_COMM_ID, ours);
-	cm_set(mad, CM_REP_LOCAL_QPN, qpn);
-	cm_set(mad, CM_REP_STARTING_PSN, 0x2000);
-	cm_set(mad, CM_REP_RESPONDER_RESOURCES, 4);
-	cm_set(mad, CM_REP_INITIATOR_DEPTH, 4);
-	cm_set(mad, CM_REP_RNR_RETRY_COUNT, 7);
-	cm_set(mad, CM_REP_LOCAL_CA_GUID, FK_PEER_GUID);
-	memset(cm_field_ptr(mad, CM_REP_PRIVATE_DATA), 0x5a, FK_KEEP);
+	fk_mad(mad, CM_REP_ATTR_ID, 0x100);
+	IBA_SET(CM_REP_LOCAL_COMM_ID, &mad->rep, peer);
+	IBA_SET(CM_REP_REMOTE_COMM_ID, &mad->rep, ours);
+	IBA_SET(CM_REP_LOCAL_QPN, &mad->rep, qpn);
+	IBA_SET(CM_REP_STARTING_PSN, &mad->rep, 0x2000);
+	IBA_SET(CM_REP_RESPONDER_RESOURCES, &mad->rep, 4);
+	IBA_SET(CM_REP_INITIATOR_DEPTH, &mad->rep, 4);
+	IBA_SET(CM_REP_RNR_RETRY_COUNT, &mad->rep, 7);
+	IBA_SET(CM_REP_LOCAL_CA_GUID, &mad->rep, FK_PEER_GUID);
+	memset(IBA_GET_MEM_PTR(CM_REP_PRIVATE_DATA, &mad->rep), 0x5a, FK_KEEP);
 }
 
-/* RTU, DREQ, DREP and REJ share their first two fields' layout. */
-static void fk_conn_msg(struct cm_mad *mad, u16 attr, u32 ours, u32 peer)
+/* An RTU, DREQ, DREP or REJ of the exchange between @ours and @peer. */
+static void fk_conn_msg(union cm_kunit_msg *mad, __be16 attr, u32 ours,
+			u32 peer)
 {
 	fk_mad(mad, attr, 0x200);
-	cm_set(mad, CM_RTU_LOCAL_COMM_ID, peer);
-	cm_set(mad, CM_RTU_REMOTE_COMM_ID, ours);
+	switch (attr) {
+	case CM_RTU_ATTR_ID:
+		IBA_SET(CM_RTU_LOCAL_COMM_ID, &mad->rtu, peer);
+		IBA_SET(CM_RTU_REMOTE_COMM_ID, &mad->rtu, ours);
+		break;
+	case CM_DREQ_ATTR_ID:
+		IBA_SET(CM_DREQ_LOCAL_COMM_ID, &mad->dreq, peer);
+		IBA_SET(CM_DREQ_REMOTE_COMM_ID, &mad->dreq, ours);
+		break;
+	case CM_DREP_ATTR_ID:
+		IBA_SET(CM_DREP_LOCAL_COMM_ID, &mad->drep, peer);
+		IBA_SET(CM_DREP_REMOTE_COMM_ID, &mad->drep, ours);
+		break;
+	case CM_REJ_ATTR_ID:
+		IBA_SET(CM_REJ_LOCAL_COMM_ID, &mad->rej, peer);
+		IBA_SET(CM_REJ_REMOTE_COMM_ID, &mad->rej, ours);
+		break;
+	}
 }
 
-static void fk_dreq(struct cm_mad *mad, u32 ours, u32 peer, u32 our_qpn)
+static void fk_dreq(union cm_kunit_msg *mad, u32 ours, u32 peer, u32 our_qpn)
 {
-	fk_conn_msg(mad, 0x15, ours, peer);
-	cm_set(mad, CM_DREQ_REMOTE_QPN, our_qpn);
+	fk_conn_msg(mad, CM_DREQ_ATTR_ID, ours, peer);
+	IBA_SET(CM_DREQ_REMOTE_QPN_EECN, &mad->dreq, our_qpn);
 }
 
-static void fk_rej(struct cm_mad *mad, u32 ours, u32 peer, u8 rejected,
+static void fk_rej(union cm_kunit_msg *mad, u32 ours, u32 peer, u8 rejected,
 		   u16 reason)
 {
-	fk_conn_msg(mad, 0x12, ours, peer);
-	cm_set(mad, CM_REJ_MESSAGE_REJECTED, rejected);
-	cm_set(mad, CM_REJ_REASON, reason);
+	fk_conn_msg(mad, CM_REJ_ATTR_ID, ours, peer);
+	IBA_SET(CM_REJ_MESSAGE_REJECTED, &mad->rej, rejected);
+	IBA_SET(CM_REJ_REASON, &mad->rej, reason);
 }
 
-static void fk_mra(struct cm_mad *mad, u32 ours, u32 peer, u8 mraed,
+static void fk_mra(union cm_kunit_msg *mad, u32 ours, u32 peer, u8 mraed,
 		   u8 service_timeout)
 {
-	fk_mad(mad, 0x11, 0x300);
-	cm_set(mad, CM_MRA_LOCAL_COMM_ID, peer);
-	cm_set(mad, CM_MRA_REMOTE_COMM_ID, ours);
-	cm_set(mad, CM_MRA_MESSAGE_MRAED, mraed);
-	cm_set(mad, CM_MRA_SERVICE_TIMEOUT, service_timeout);
+	fk_mad(mad, CM_MRA_ATTR_ID, 0x300);
+	IBA_SET(CM_MRA_LOCAL_COMM_ID, &mad->mra, peer);
+	IBA_SET(CM_MRA_REMOTE_COMM_ID, &mad->mra, ours);
+	IBA_SET(CM_MRA_MESSAGE_MRAED, &mad->mra, mraed);
+	IBA_SET(CM_MRA_SERVICE_TIMEOUT, &mad->mra, service_timeout);
 }
 
-static void fk_sidr_req(struct cm_mad *mad, u32 request_id, u64 sid)
+static void fk_sidr_req(union cm_kunit_msg *mad, u32 request_id, u64 sid)
 {
-	fk_mad(mad, 0x17, 0x400 + request_id);
-	cm_set(mad, CM_SIDR_REQ_REQUEST_ID, request_id);
-	cm_set(mad, CM_SIDR_REQ_PARTITION_KEY, 0xffff);
-	cm_set(mad, CM_SIDR_REQ_SERVICE_ID, sid);
+	fk_mad(mad, CM_SIDR_REQ_ATTR_ID, 0x400 + request_id);
+	IBA_SET(CM_SIDR_REQ_REQUESTID, &mad->sidr_req, request_id);
+	IBA_SET(CM_SIDR_REQ_PARTITION_KEY, &mad->sidr_req, 0xffff);
+	IBA_SET(CM_SIDR_REQ_SERVICEID, &mad->sidr_req, sid);
 }
 
-static void fk_sidr_rep(struct cm_mad *mad, u32 request_id, u8 status,
+static void fk_sidr_rep(union cm_kunit_msg *mad, u32 request_id, u8 status,
 			u32 qpn)
 {
-	fk_mad(mad, 0x18, 0x500);
-	cm_set(mad, CM_SIDR_REP_REQUEST_ID, request_id);
-	cm_set(mad, CM_SIDR_REP_STATUS, status);
-	cm_set(mad, CM_SIDR_REP_QPN, qpn);
-	cm_set(mad, CM_SIDR_REP_Q_KEY, 0x11111111);
+	fk_mad(mad, CM_SIDR_REP_ATTR_ID, 0x500);
+	IBA_SET(CM_SIDR_REP_REQUESTID, &mad->sidr_rep, request_id);
+	IBA_SET(CM_SIDR_REP_STATUS, &mad->sidr_rep, status);
+	IBA_SET(CM_SIDR_REP_QPN, &mad->sidr_rep, qpn);
+	IBA_SET(CM_SIDR_REP_Q_KEY, &mad->sidr_rep, 0x11111111);
 }
 
-static void fk_lap(struct cm_mad *mad, u32 ours, u32 peer, u32 our_qpn)
+static void fk_lap(union cm_kunit_msg *mad, u32 ours, u32 peer, u32 our_qpn)
 {
-	fk_mad(mad, 0x19, 0x600);
-	cm_set(mad, CM_LAP_LOCAL_COMM_ID, peer);
-	cm_set(mad, CM_LAP_REMOTE_COMM_ID, ours);
-	cm_set(mad, CM_LAP_REMOTE_QPN, our_qpn);
-	cm_set(mad, CM_LAP_ALT_LOCAL_LID, FK_PEER_LID + 1);
-	cm_set(mad, CM_LAP_ALT_REMOTE_LID, 2);
-	cm_set(mad, CM_LAP_ALT_LOCAL_ACK_TIMEOUT, FK_LIFE + 1);
+	fk_mad(mad, CM_LAP_ATTR_ID, 0x600);
+	IBA_SET(CM_LAP_LOCAL_COMM_ID, &mad->lap, peer);
+	IBA_SET(CM_LAP_REMOTE_COMM_ID, &mad->lap, ours);
+	IBA_SET(CM_LAP_REMOTE_QPN_EECN, &mad->lap, our_qpn);
+	IBA_SET(CM_LAP_ALTERNATE_LOCAL_PORT_LID, &mad->lap, FK_PEER_LID + 1);
+	IBA_SET(CM_LAP_ALTERNATE_REMOTE_PORT_LID, &mad->lap, 2);
+	IBA_SET(CM_LAP_ALTERNATE_LOCAL_ACK_TIMEOUT, &mad->lap, FK_LIFE + 1);
 }
 
 /* ---- our side's calls ---- */
@@ -833,7 +870,7 @@ static struct ib_cm_id *fk_active_req_sent(struct fk *fk)
 static struct ib_cm_id *fk_active_rep_rcvd(struct fk *fk)
 {
 	struct ib_cm_id *id = fk_active_req_sent(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
 	fk_receive(fk, &mad);
@@ -863,7 +900,7 @@ static struct ib_cm_id *fk_listen(struct fk *fk)
 static struct ib_cm_id *fk_passive_req_rcvd(struct fk *fk)
 {
 	unsigned int before = fk->nevents;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_listen(fk);
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
@@ -888,9 +925,9 @@ static struct ib_cm_id *fk_passive_rep_sent(struct fk *fk)
 static struct ib_cm_id *fk_passive_established(struct fk *fk)
 {
 	struct ib_cm_id *id = fk_passive_rep_sent(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
-	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	fk_conn_msg(&mad, CM_RTU_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk_receive(fk, &mad);
 	KUNIT_ASSERT_EQ(fk->test, id->state, IB_CM_ESTABLISHED);
 	return id;
@@ -904,24 +941,24 @@ static void req_goes_out_with_our_ids_and_waits(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_req_sent(fk);
-	struct cm_mad *req;
+	union cm_kunit_msg *req;
 
-	FK_EXPECT_SENT(fk, 1, 0x10);
+	FK_EXPECT_SENT(fk, 1, CM_REQ_ATTR_ID);
 	req = &fk->sent[0].mad;
 	KUNIT_EXPECT_TRUE(test, fk->sent[0].tracked);
 	KUNIT_EXPECT_FALSE(test, fk->sent[0].rep_agent);
-	KUNIT_EXPECT_EQ(test, cm_get(req, CM_REQ_LOCAL_COMM_ID), fk_local(id));
-	KUNIT_EXPECT_EQ(test, cm_get(req, CM_REQ_SERVICE_ID), FK_SID);
-	KUNIT_EXPECT_EQ(test, cm_get(req, CM_REQ_LOCAL_QPN), FK_OUR_QPN);
-	KUNIT_EXPECT_EQ(test, cm_get(req, CM_REQ_LOCAL_CA_GUID), FK_OUR_GUID);
-	KUNIT_EXPECT_EQ(test, cm_get(req, CM_REQ_MAX_CM_RETRIES), 3ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(req, CM_REQ_PRI_REMOTE_LID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_LOCAL_COMM_ID, &req->req), fk_local(id));
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_SERVICE_ID, &req->req), FK_SID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_LOCAL_QPN, &req->req), FK_OUR_QPN);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_LOCAL_CA_GUID, &req->req), FK_OUR_GUID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_MAX_CM_RETRIES, &req->req), 3ULL);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_PRIMARY_REMOTE_PORT_LID, &req->req),
 			(u64)FK_PEER_LID);
-	KUNIT_EXPECT_EQ(test, memcmp(cm_field_ptr(req, CM_REQ_PRIVATE_DATA),
+	KUNIT_EXPECT_EQ(test, memcmp(IBA_GET_MEM_PTR(CM_REQ_PRIVATE_DATA, &req->req),
 				     fk_pdata, sizeof(fk_pdata)), 0);
 	KUNIT_EXPECT_NOT_NULL(test, fk_tracked(fk));
 	FK_EXPECT_EVENT(fk, 0, FK_ANY);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, 0x10), 0L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, CM_REQ_ATTR_ID), 0L);
 }
 
 static void rep_is_delivered_and_stops_the_req(struct kunit *test)
@@ -937,8 +974,8 @@ static void rep_is_delivered_and_stops_the_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, be32_to_cpu(id->remote_id), FK_PEER_ID);
 	/* The REQ was cancelled and completed: nothing left to retry. */
 	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV, 0x13), 1L);
-	FK_EXPECT_SENT(fk, 1, 0x10);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV, CM_REP_ATTR_ID), 1L);
+	FK_EXPECT_SENT(fk, 1, CM_REQ_ATTR_ID);
 }
 
 static void rtu_completes_the_active_side(struct kunit *test)
@@ -946,13 +983,13 @@ static void rtu_completes_the_active_side(struct kunit *test)
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
 
-	FK_EXPECT_SENT(fk, 2, 0x14);
+	FK_EXPECT_SENT(fk, 2, CM_RTU_ATTR_ID);
 	KUNIT_EXPECT_FALSE(test, fk_last(fk)->tracked);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_RTU_LOCAL_COMM_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_RTU_LOCAL_COMM_ID, FK_LAST(fk, rtu)),
 			fk_local(id));
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_RTU_REMOTE_COMM_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_RTU_REMOTE_COMM_ID, FK_LAST(fk, rtu)),
 			FK_PEER_ID);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, 0x14), 1L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, CM_RTU_ATTR_ID), 1L);
 }
 
 static void rep_for_an_unknown_id_is_dropped(struct kunit *test)
@@ -960,7 +997,7 @@ static void rep_for_an_unknown_id_is_dropped(struct kunit *test)
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_req_sent(fk);
 	long before = fk_drops(fk, CM_DROP_UNMATCHED);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_rep(&mad, fk_local(id) ^ 0x00ff0000, FK_PEER_ID, FK_PEER_QPN);
 	fk_receive(fk, &mad);
@@ -975,7 +1012,7 @@ static void mra_for_the_req_extends_its_timeout(struct kunit *test)
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_req_sent(fk);
 	struct fk_msg *req = fk_tracked(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	KUNIT_ASSERT_NOT_NULL(test, req);
 	fk_mra(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REQ, 24);
@@ -986,7 +1023,7 @@ static void mra_for_the_req_extends_its_timeout(struct kunit *test)
 	FK_EXPECT_EVENT(fk, 1, IB_CM_MRA_RECEIVED);
 	/* A second one is a duplicate. */
 	fk_receive(fk, &mad);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x11), 1L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_MRA_ATTR_ID), 1L);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_MRA_RECEIVED);
 	/* The REP still completes the exchange. */
 	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
@@ -999,7 +1036,7 @@ static void mra_for_another_message_is_ignored(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_req_sent(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_mra(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REP, 24);
 	fk_receive(fk, &mad);
@@ -1018,8 +1055,8 @@ static void req_timeout_reports_req_error(struct kunit *test)
 			(int)IB_WC_RESP_TIMEOUT_ERR);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
 	/* The REQ and its 3 retries were counted. */
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, 0x10), 4L);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT_RETRIES, 0x10), 3L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, CM_REQ_ATTR_ID), 4L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT_RETRIES, CM_REQ_ATTR_ID), 3L);
 	/* The id is reusable. */
 	KUNIT_EXPECT_EQ(test, fk_send_req(id), 0);
 }
@@ -1028,11 +1065,11 @@ static void rej_in_req_sent_is_delivered(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_req_sent(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_rej(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REQ,
 	       IB_CM_REJ_CONSUMER_DEFINED);
-	memset(cm_field_ptr(&mad, CM_REJ_PRIVATE_DATA), 0x77, FK_KEEP);
+	memset(IBA_GET_MEM_PTR(CM_REJ_PRIVATE_DATA, &mad.rej), 0x77, FK_KEEP);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REJ_RECEIVED);
 	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->reason,
@@ -1047,12 +1084,12 @@ static void rej_timeout_carries_the_guid_as_ari(struct kunit *test)
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_req_sent(fk);
 	__be64 guid = cpu_to_be64(FK_PEER_GUID);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_rej(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REQ,
 	       IB_CM_REJ_TIMEOUT);
-	cm_set(&mad, CM_REJ_ARI_LENGTH, sizeof(guid));
-	memcpy(cm_field_ptr(&mad, CM_REJ_ARI), &guid, sizeof(guid));
+	IBA_SET(CM_REJ_REJECTED_INFO_LENGTH, &mad.rej, sizeof(guid));
+	memcpy(IBA_GET_MEM_PTR(CM_REJ_ARI, &mad.rej), &guid, sizeof(guid));
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REJ_RECEIVED);
 	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->reason,
@@ -1066,11 +1103,11 @@ static void rej_with_oversized_ari_length_is_dropped(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_req_sent(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_rej(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REQ,
 	       IB_CM_REJ_INVALID_GID);
-	cm_set(&mad, CM_REJ_ARI_LENGTH, 0x7f);
+	IBA_SET(CM_REJ_REJECTED_INFO_LENGTH, &mad.rej, 0x7f);
 	fk_receive(fk, &mad);
 	/* 127 bytes of ARI cannot fit in the 72 the REJ has: dropped. */
 	FK_EXPECT_EVENT(fk, 0, FK_ANY);
@@ -1082,7 +1119,7 @@ static void rej_from_a_stranger_is_ignored(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	/* Our ID, but another peer's comm ID. */
 	fk_rej(&mad, fk_local(id), FK_PEER_ID + 1, CM_MSG_RESPONSE_REP,
@@ -1096,17 +1133,17 @@ static void dreq_and_drep_pass_through_timewait(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, fk_pdata, 8), 0);
 	fk_settle(fk);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_SENT);
-	FK_EXPECT_SENT(fk, 3, 0x15);
+	FK_EXPECT_SENT(fk, 3, CM_DREQ_ATTR_ID);
 	KUNIT_EXPECT_TRUE(test, fk_last(fk)->tracked);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_DREQ_REMOTE_QPN),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_DREQ_REMOTE_QPN_EECN, FK_LAST(fk, dreq)),
 			(u64)FK_PEER_QPN);
 
-	fk_conn_msg(&mad, 0x16, fk_local(id), FK_PEER_ID);
+	fk_conn_msg(&mad, CM_DREP_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_DREP_RECEIVED);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
@@ -1135,7 +1172,7 @@ static void dreq_received_is_answered_by_drep(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
@@ -1143,8 +1180,8 @@ static void dreq_received_is_answered_by_drep(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_RCVD);
 	KUNIT_ASSERT_EQ(test, ib_send_cm_drep(id, fk_pdata, 4), 0);
 	fk_settle(fk);
-	FK_EXPECT_SENT(fk, 3, 0x16);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_DREP_LOCAL_COMM_ID),
+	FK_EXPECT_SENT(fk, 3, CM_DREP_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_DREP_LOCAL_COMM_ID, FK_LAST(fk, drep)),
 			fk_local(id));
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
 	fk_end_timewaits(fk);
@@ -1156,7 +1193,7 @@ static void dreq_for_another_qpn_is_dropped(struct kunit *test)
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
 	long before = fk_drops(fk, CM_DROP_FIELD);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN + 1);
 	fk_receive(fk, &mad);
@@ -1169,7 +1206,7 @@ static void crossing_dreqs_both_end_in_timewait(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
 	fk_settle(fk);
@@ -1188,9 +1225,9 @@ static void rtu_is_not_accepted_on_the_active_side(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
-	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	fk_conn_msg(&mad, CM_RTU_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk_receive(fk, &mad);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REP_RCVD);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
@@ -1221,21 +1258,19 @@ static void each_qp_type_connects_from_the_active_side(struct kunit *test)
 	const struct fk_qp_case *c = test->param_value;
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_new_id(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	KUNIT_ASSERT_EQ(test, fk_send_req_type(id, c->qp_type), 0);
-	FK_EXPECT_SENT(fk, 1, 0x10);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
-				     CM_REQ_TRANSPORT_SERVICE),
+	FK_EXPECT_SENT(fk, 1, CM_REQ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_TRANSPORT_SERVICE_TYPE, FK_LAST(fk, req)),
 			(u64)c->transport);
 	if (c->qp_type == IB_QPT_XRC_INI)
-		KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
-					     CM_REQ_EXT_TRANSPORT),
+		KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_EXTENDED_TRANSPORT_TYPE, FK_LAST(fk, req)),
 				(u64)CM_REQ_EXT_TRANSPORT_XRC);
 	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
 	if (c->qp_type == IB_QPT_XRC_INI) {
-		cm_set(&mad, CM_REP_LOCAL_QPN, 0);
-		cm_set(&mad, CM_REP_LOCAL_EECN, FK_PEER_QPN);
+		IBA_SET(CM_REP_LOCAL_QPN, &mad.rep, 0);
+		IBA_SET(CM_REP_LOCAL_EE_CONTEXT_NUMBER, &mad.rep, FK_PEER_QPN);
 	}
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
@@ -1283,7 +1318,7 @@ static void req_on_a_listener_hands_over_a_new_id(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *listen = fk_listen(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 	struct fk_event *e;
 
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
@@ -1306,19 +1341,18 @@ static void req_on_a_listener_hands_over_a_new_id(struct kunit *test)
 static void req_without_listener_is_rejected_with_reason_8(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_listen(fk);
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID + 1);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 0, FK_ANY);
-	FK_EXPECT_SENT(fk, 1, 0x12);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+	FK_EXPECT_SENT(fk, 1, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, FK_LAST(fk, rej)),
 			(u64)IB_CM_REJ_INVALID_SERVICE_ID);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REMOTE_COMM_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REMOTE_COMM_ID, FK_LAST(fk, rej)),
 			(u64)FK_PEER_ID);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
-				     CM_REJ_MESSAGE_REJECTED),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_MESSAGE_REJECTED, FK_LAST(fk, rej)),
 			(u64)CM_MSG_RESPONSE_REQ);
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
 }
@@ -1327,11 +1361,11 @@ static void invalid_req_is_dropped_and_counted(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	long before = fk_drops(fk, CM_DROP_FIELD);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_listen(fk);
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
-	cm_set(&mad, CM_REQ_PATH_MTU, 0);
+	IBA_SET(CM_REQ_PATH_PACKET_PAYLOAD_MTU, &mad.req, 0);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 0, FK_ANY);
 	FK_EXPECT_SENT(fk, 0, 0);
@@ -1343,19 +1377,20 @@ static void rep_goes_out_on_the_rep_agent(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_passive_rep_sent(fk);
-	struct cm_mad *rep;
+	union cm_kunit_msg *rep;
 
-	FK_EXPECT_SENT(fk, 1, 0x13);
+	FK_EXPECT_SENT(fk, 1, CM_REP_ATTR_ID);
 	rep = &fk_last(fk)->mad;
 	KUNIT_EXPECT_TRUE(test, fk_last(fk)->rep_agent);
 	KUNIT_EXPECT_TRUE(test, fk_last(fk)->tracked);
-	KUNIT_EXPECT_EQ(test, cm_get(rep, CM_REP_LOCAL_COMM_ID), fk_local(id));
-	KUNIT_EXPECT_EQ(test, cm_get(rep, CM_REP_REMOTE_COMM_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REP_LOCAL_COMM_ID, &rep->rep), fk_local(id));
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REP_REMOTE_COMM_ID, &rep->rep),
 			(u64)FK_PEER_ID);
-	KUNIT_EXPECT_EQ(test, cm_get(rep, CM_REP_LOCAL_QPN), (u64)FK_OUR_QPN);
-	KUNIT_EXPECT_EQ(test, cm_get(rep, CM_REP_LOCAL_CA_GUID), FK_OUR_GUID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REP_LOCAL_QPN, &rep->rep), (u64)FK_OUR_QPN);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REP_LOCAL_CA_GUID, &rep->rep), FK_OUR_GUID);
 	/* The transaction ID of the REQ is kept. */
-	KUNIT_EXPECT_EQ(test, be64_to_cpu(rep->hdr.tid), 0x7000ULL + FK_PEER_ID);
+	KUNIT_EXPECT_EQ(test, be64_to_cpu(rep->mad.mad_hdr.tid),
+			0x7000ULL + FK_PEER_ID);
 }
 
 static void rtu_establishes_the_passive_side(struct kunit *test)
@@ -1371,7 +1406,7 @@ static void comm_est_establishes_before_the_rtu(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_passive_rep_sent(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	KUNIT_ASSERT_EQ(test, ib_cm_notify(id, IB_EVENT_COMM_EST), 0);
 	fk_flush();
@@ -1379,7 +1414,7 @@ static void comm_est_establishes_before_the_rtu(struct kunit *test)
 	FK_EXPECT_EVENT(fk, 2, IB_CM_USER_ESTABLISHED);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
 	/* The late RTU changes nothing. */
-	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	fk_conn_msg(&mad, CM_RTU_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_USER_ESTABLISHED);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
@@ -1402,7 +1437,7 @@ static void mra_for_the_rep_extends_its_timeout(struct kunit *test)
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_passive_rep_sent(fk);
 	struct fk_msg *rep = fk_tracked(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	KUNIT_ASSERT_NOT_NULL(test, rep);
 	fk_mra(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REP, 22);
@@ -1411,7 +1446,7 @@ static void mra_for_the_rep_extends_its_timeout(struct kunit *test)
 	FK_EXPECT_EVENT(fk, 2, IB_CM_MRA_RECEIVED);
 	KUNIT_EXPECT_EQ(test, rep->timeout_ms,
 			cm_iba_to_ms(22) + cm_iba_to_ms(to_priv(id)->av.timeout));
-	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	fk_conn_msg(&mad, CM_RTU_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk_receive(fk, &mad);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
 	FK_EXPECT_EVENT(fk, 3, IB_CM_RTU_RECEIVED);
@@ -1421,22 +1456,22 @@ static void prepared_mra_answers_a_repeated_req(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_passive_req_rcvd(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	KUNIT_ASSERT_EQ(test, ib_prepare_cm_mra(id), 0);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_MRA_REQ_SENT);
 	FK_EXPECT_SENT(fk, 0, 0);
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
 	fk_receive(fk, &mad);
-	FK_EXPECT_SENT(fk, 1, 0x11);
+	FK_EXPECT_SENT(fk, 1, CM_MRA_ATTR_ID);
 	KUNIT_EXPECT_TRUE(test, fk_last(fk)->resent);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_MRA_MESSAGE_MRAED),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_MRA_MESSAGE_MRAED, FK_LAST(fk, mra)),
 			(u64)CM_MSG_RESPONSE_REQ);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_MRA_REMOTE_COMM_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_MRA_REMOTE_COMM_ID, FK_LAST(fk, mra)),
 			(u64)FK_PEER_ID);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_MRA_SERVICE_TIMEOUT),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_MRA_SERVICE_TIMEOUT, FK_LAST(fk, mra)),
 			(u64)CM_MRA_SERVICE_TIMEOUT_VALUE);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x10), 1L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_REQ_ATTR_ID), 1L);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
 	/* The REP may still follow. */
 	KUNIT_EXPECT_EQ(test, fk_send_rep(id), 0);
@@ -1452,11 +1487,10 @@ static void rej_from_the_passive_side(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED,
 					     NULL, 0, fk_pdata, 4), 0);
 	fk_settle(fk);
-	FK_EXPECT_SENT(fk, 1, 0x12);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+	FK_EXPECT_SENT(fk, 1, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, FK_LAST(fk, rej)),
 			(u64)IB_CM_REJ_CONSUMER_DEFINED);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
-				     CM_REJ_MESSAGE_REJECTED),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_MESSAGE_REJECTED, FK_LAST(fk, rej)),
 			(u64)CM_MSG_RESPONSE_REQ);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
 }
@@ -1465,7 +1499,7 @@ static void rej_of_our_rep_is_delivered(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_passive_rep_sent(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_rej(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REP,
 	       IB_CM_REJ_CONSUMER_DEFINED);
@@ -1479,7 +1513,7 @@ static void dreq_from_the_active_side_ends_in_timewait(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_passive_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
@@ -1514,21 +1548,21 @@ static void each_transport_connects(struct kunit *test)
 	};
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_listen(fk);
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
-	cm_set(&mad, CM_REQ_TRANSPORT_SERVICE, *t);
+	IBA_SET(CM_REQ_TRANSPORT_SERVICE_TYPE, &mad.req, *t);
 	if (*t == CM_REQ_TRANSPORT_EXTENDED)
-		cm_set(&mad, CM_REQ_EXT_TRANSPORT, CM_REQ_EXT_TRANSPORT_XRC);
+		IBA_SET(CM_REQ_EXTENDED_TRANSPORT_TYPE, &mad.req, CM_REQ_EXT_TRANSPORT_XRC);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
 	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->qp_type, types[*t]);
 	id = fk_last_event(fk)->id;
 	KUNIT_ASSERT_EQ(test, fk_send_rep(id), 0);
 	fk_settle(fk);
-	FK_EXPECT_SENT(fk, 1, 0x13);
-	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	FK_EXPECT_SENT(fk, 1, CM_REP_ATTR_ID);
+	fk_conn_msg(&mad, CM_RTU_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_RTU_RECEIVED);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
@@ -1538,14 +1572,14 @@ static void req_with_an_alternate_path_sets_up_both(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_listen(fk);
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
-	cm_set(&mad, CM_REQ_ALT_LOCAL_LID, FK_PEER_LID + 1);
-	cm_set(&mad, CM_REQ_ALT_REMOTE_LID, 2);
-	cm_set(&mad, CM_REQ_ALT_SUBNET_LOCAL, 1);
-	cm_set(&mad, CM_REQ_ALT_LOCAL_ACK_TIMEOUT, FK_LIFE + 1);
+	IBA_SET(CM_REQ_ALTERNATE_LOCAL_PORT_LID, &mad.req, FK_PEER_LID + 1);
+	IBA_SET(CM_REQ_ALTERNATE_REMOTE_PORT_LID, &mad.req, 2);
+	IBA_SET(CM_REQ_ALTERNATE_SUBNET_LOCAL, &mad.req, 1);
+	IBA_SET(CM_REQ_ALTERNATE_LOCAL_ACK_TIMEOUT, &mad.req, FK_LIFE + 1);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
 	KUNIT_EXPECT_TRUE(test, fk_last_event(fk)->alt_path);
@@ -1568,7 +1602,7 @@ static void sidr_req_with_a_grh_remembers_the_gid(struct kunit *test)
 	struct fk *fk = test->priv;
 	union ib_gid gid = { .raw = { 0xfe, 0x80, [15] = 0x42 } };
 	struct ib_cm_id *id;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_listen(fk);
 	fk_sidr_req(&mad, 0x61, FK_SID);
@@ -1581,7 +1615,8 @@ static void sidr_req_with_a_grh_remembers_the_gid(struct kunit *test)
 	gid.raw[15]++;
 	fk_receive_grh(fk, &mad, &gid);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_SIDR_REQ_RECEIVED);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x17), 0L);
+	KUNIT_EXPECT_EQ(test,
+			fk_count(fk, CM_RECV_DUPLICATES, CM_SIDR_REQ_ATTR_ID), 0L);
 }
 
 static void send_buffer_shortage_fails_the_call_only(struct kunit *test)
@@ -1593,7 +1628,7 @@ static void send_buffer_shortage_fails_the_call_only(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_send_cm_rtu(id, NULL, 0), -ENOMEM);
 	fk->create_fails = false;
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REP_RCVD);
-	FK_EXPECT_SENT(fk, 1, 0x10);
+	FK_EXPECT_SENT(fk, 1, CM_REQ_ATTR_ID);
 	KUNIT_EXPECT_EQ(test, ib_send_cm_rtu(id, NULL, 0), 0);
 	fk_settle(fk);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
@@ -1604,7 +1639,7 @@ static void req_on_an_unusable_path_is_rejected(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	union ib_gid ours;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_port_gid(fk->port, &ours);
 	fk_listen(fk);
@@ -1613,14 +1648,14 @@ static void req_on_an_unusable_path_is_rejected(struct kunit *test)
 	fk_receive(fk, &mad);
 	fk->path_ret = 0;
 	FK_EXPECT_EVENT(fk, 0, FK_ANY);
-	FK_EXPECT_SENT(fk, 1, 0x12);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+	FK_EXPECT_SENT(fk, 1, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, FK_LAST(fk, rej)),
 			(u64)IB_CM_REJ_INVALID_GID);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_ARI_LENGTH),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REJECTED_INFO_LENGTH, FK_LAST(fk, rej)),
 			(u64)sizeof(ours));
-	KUNIT_EXPECT_EQ(test, memcmp(cm_field_ptr(&fk_last(fk)->mad, CM_REJ_ARI),
+	KUNIT_EXPECT_EQ(test, memcmp(IBA_GET_MEM_PTR(CM_REJ_ARI, FK_LAST(fk, rej)),
 				     &ours, sizeof(ours)), 0);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REMOTE_COMM_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REMOTE_COMM_ID, FK_LAST(fk, rej)),
 			(u64)FK_PEER_ID);
 	/* Nothing is left of the new id; the REQ may come again. */
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
@@ -1664,15 +1699,15 @@ static void sidr_req_and_rep_resolve_a_service(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_new_id(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	KUNIT_ASSERT_EQ(test, fk_send_sidr_req(id), 0);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_SIDR_REQ_SENT);
-	FK_EXPECT_SENT(fk, 1, 0x17);
+	FK_EXPECT_SENT(fk, 1, CM_SIDR_REQ_ATTR_ID);
 	KUNIT_EXPECT_TRUE(test, fk_last(fk)->tracked);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REQ_REQUEST_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_SIDR_REQ_REQUESTID, FK_LAST(fk, sidr_req)),
 			fk_local(id));
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REQ_SERVICE_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_SIDR_REQ_SERVICEID, FK_LAST(fk, sidr_req)),
 			FK_SID);
 	fk_sidr_rep(&mad, fk_local(id), IB_SIDR_SUCCESS, FK_PEER_QPN);
 	fk_receive(fk, &mad);
@@ -1706,7 +1741,7 @@ static void sidr_req_on_a_listener_is_answered(struct kunit *test)
 		.status = IB_SIDR_SUCCESS,
 	};
 	struct ib_cm_id *id;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_sidr_req(&mad, 0x77, FK_SID);
 	fk_receive(fk, &mad);
@@ -1718,16 +1753,17 @@ static void sidr_req_on_a_listener_is_answered(struct kunit *test)
 	/* Repeated while pending: a duplicate, no second id. */
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_SIDR_REQ_RECEIVED);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x17), 1L);
+	KUNIT_EXPECT_EQ(test,
+			fk_count(fk, CM_RECV_DUPLICATES, CM_SIDR_REQ_ATTR_ID), 1L);
 
 	KUNIT_ASSERT_EQ(test, ib_send_cm_sidr_rep(id, &rep), 0);
 	fk_settle(fk);
-	FK_EXPECT_SENT(fk, 1, 0x18);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REP_REQUEST_ID),
+	FK_EXPECT_SENT(fk, 1, CM_SIDR_REP_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_SIDR_REP_REQUESTID, FK_LAST(fk, sidr_rep)),
 			0x77ULL);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REP_QPN),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_SIDR_REP_QPN, FK_LAST(fk, sidr_rep)),
 			(u64)FK_OUR_QPN);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REP_Q_KEY),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_SIDR_REP_Q_KEY, FK_LAST(fk, sidr_rep)),
 			0x22222222ULL);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
 }
@@ -1735,15 +1771,15 @@ static void sidr_req_on_a_listener_is_answered(struct kunit *test)
 static void sidr_req_without_listener_is_unsupported(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_sidr_req(&mad, 0x78, FK_SID + 5);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 0, FK_ANY);
-	FK_EXPECT_SENT(fk, 1, 0x18);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REP_STATUS),
+	FK_EXPECT_SENT(fk, 1, CM_SIDR_REP_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_SIDR_REP_STATUS, FK_LAST(fk, sidr_rep)),
 			(u64)IB_SIDR_UNSUPPORTED);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REP_REQUEST_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_SIDR_REP_REQUESTID, FK_LAST(fk, sidr_rep)),
 			0x78ULL);
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 0U);
 }
@@ -1752,7 +1788,7 @@ static void lap_is_received_on_an_established_ib_connection(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_lap(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
@@ -1766,7 +1802,7 @@ static void lap_on_a_roce_port_is_dropped(struct kunit *test)
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
 	long before = fk_drops(fk, CM_DROP_ATTR);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IBA_ROCE;
 	fk_lap(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
@@ -1780,7 +1816,7 @@ static void lap_outside_established_is_ignored(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_lap(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
@@ -1792,11 +1828,11 @@ static void apr_without_a_lap_is_not_delivered(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
-	fk_mad(&mad, 0x1a, 0x700);
-	cm_set(&mad, CM_APR_LOCAL_COMM_ID, FK_PEER_ID);
-	cm_set(&mad, CM_APR_REMOTE_COMM_ID, fk_local(id));
+	fk_mad(&mad, CM_APR_ATTR_ID, 0x700);
+	IBA_SET(CM_APR_LOCAL_COMM_ID, &mad.apr, FK_PEER_ID);
+	IBA_SET(CM_APR_REMOTE_COMM_ID, &mad.apr, fk_local(id));
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
@@ -1828,48 +1864,48 @@ static struct kunit_suite fk_sidr_lap_suite = {
 static void repeated_req_while_pending_is_counted_only(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_passive_req_rcvd(fk);
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
 	FK_EXPECT_SENT(fk, 0, 0);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x10), 1L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_REQ_ATTR_ID), 1L);
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 2U);
 }
 
 static void repeated_req_after_rep_is_ignored(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_passive_rep_sent(fk);
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
 	/* The REP is retried by the MAD layer; nothing extra goes out. */
-	FK_EXPECT_SENT(fk, 1, 0x13);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x10), 1L);
+	FK_EXPECT_SENT(fk, 1, CM_REP_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_REQ_ATTR_ID), 1L);
 }
 
 static void repeated_req_in_timewait_gets_stale_conn(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_passive_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
 	fk_settle(fk);
-	fk_conn_msg(&mad, 0x16, fk_local(id), FK_PEER_ID);
+	fk_conn_msg(&mad, CM_DREP_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk_receive(fk, &mad);
 	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
 	fk_receive(fk, &mad);
-	FK_EXPECT_SENT(fk, 3, 0x12);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+	FK_EXPECT_SENT(fk, 3, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, FK_LAST(fk, rej)),
 			(u64)IB_CM_REJ_STALE_CONN);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x10), 1L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_REQ_ATTR_ID), 1L);
 	FK_EXPECT_EVENT(fk, 3, IB_CM_DREP_RECEIVED);
 }
 
@@ -1877,16 +1913,16 @@ static void repeated_rep_when_established_resends_the_rtu(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
 	fk_receive(fk, &mad);
-	FK_EXPECT_SENT(fk, 3, 0x14);
+	FK_EXPECT_SENT(fk, 3, CM_RTU_ATTR_ID);
 	KUNIT_EXPECT_TRUE(test, fk_last(fk)->resent);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x13), 1L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_REP_ATTR_ID), 1L);
 	/* Counted as the stock module does: 1 + 1 retry. */
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, 0x14), 3L);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT_RETRIES, 0x14), 1L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, CM_RTU_ATTR_ID), 3L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT_RETRIES, CM_RTU_ATTR_ID), 1L);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
 }
 
@@ -1894,33 +1930,33 @@ static void repeated_rep_while_deciding_is_counted_only(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
 	fk_receive(fk, &mad);
-	FK_EXPECT_SENT(fk, 1, 0x10);
+	FK_EXPECT_SENT(fk, 1, CM_REQ_ATTR_ID);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x13), 1L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_REP_ATTR_ID), 1L);
 }
 
 static void repeated_rep_after_mra_resends_the_mra(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	KUNIT_ASSERT_EQ(test, ib_prepare_cm_mra(id), 0);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_MRA_REP_SENT);
 	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
 	fk_receive(fk, &mad);
-	FK_EXPECT_SENT(fk, 2, 0x11);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_MRA_MESSAGE_MRAED),
+	FK_EXPECT_SENT(fk, 2, CM_MRA_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_MRA_MESSAGE_MRAED, FK_LAST(fk, mra)),
 			(u64)CM_MSG_RESPONSE_REP);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x13), 1L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_REP_ATTR_ID), 1L);
 	/* The RTU still completes the connection. */
 	KUNIT_ASSERT_EQ(test, ib_send_cm_rtu(id, NULL, 0), 0);
 	fk_settle(fk);
-	FK_EXPECT_SENT(fk, 3, 0x14);
+	FK_EXPECT_SENT(fk, 3, CM_RTU_ATTR_ID);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
 }
 
@@ -1928,7 +1964,7 @@ static void repeated_dreq_in_timewait_resends_the_drep(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
@@ -1936,9 +1972,9 @@ static void repeated_dreq_in_timewait_resends_the_drep(struct kunit *test)
 	fk_settle(fk);
 	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
 	fk_receive(fk, &mad);
-	FK_EXPECT_SENT(fk, 4, 0x16);
+	FK_EXPECT_SENT(fk, 4, CM_DREP_ATTR_ID);
 	KUNIT_EXPECT_TRUE(test, fk_last(fk)->resent);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x15), 1L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID), 1L);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
 }
 
@@ -1946,28 +1982,28 @@ static void repeated_dreq_before_the_drep_is_counted_only(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
-	FK_EXPECT_SENT(fk, 2, 0x14);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x15), 1L);
+	FK_EXPECT_SENT(fk, 2, CM_RTU_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID), 1L);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_RCVD);
 }
 
 static void dreq_for_a_forgotten_connection_gets_a_drep(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_dreq(&mad, 0x0badf00d, FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
-	FK_EXPECT_SENT(fk, 1, 0x16);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_DREP_REMOTE_COMM_ID),
+	FK_EXPECT_SENT(fk, 1, CM_DREP_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_DREP_REMOTE_COMM_ID, FK_LAST(fk, drep)),
 			(u64)FK_PEER_ID);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_DREP_LOCAL_COMM_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_DREP_LOCAL_COMM_ID, FK_LAST(fk, drep)),
 			0x0badf00dULL);
 	FK_EXPECT_EVENT(fk, 0, FK_ANY);
 }
@@ -1976,18 +2012,18 @@ static void new_req_from_a_busy_qp_is_stale(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_passive_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	/* Same QPN and CA GUID, another comm ID: the old one is stale. */
 	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN, FK_SID);
 	fk_receive(fk, &mad);
-	KUNIT_EXPECT_EQ(test, fk->sent[1].attr, 0x12);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk->sent[1].mad, CM_REJ_REASON),
+	KUNIT_EXPECT_EQ(test, fk->sent[1].attr, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, &fk->sent[1].mad.rej),
 			(u64)IB_CM_REJ_STALE_CONN);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk->sent[1].mad, CM_REJ_REMOTE_COMM_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REMOTE_COMM_ID, &fk->sent[1].mad.rej),
 			(u64)FK_PEER_ID + 1);
 	/* And the established connection is torn down with a DREQ. */
-	FK_EXPECT_SENT(fk, 3, 0x15);
+	FK_EXPECT_SENT(fk, 3, CM_DREQ_ATTR_ID);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_SENT);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_RTU_RECEIVED);
 }
@@ -1995,20 +2031,20 @@ static void new_req_from_a_busy_qp_is_stale(struct kunit *test)
 static void new_req_from_another_qp_is_a_new_connection(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_passive_established(fk);
 	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN + 1, FK_SID);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 3, IB_CM_REQ_RECEIVED);
-	FK_EXPECT_SENT(fk, 1, 0x13);
+	FK_EXPECT_SENT(fk, 1, CM_REP_ATTR_ID);
 }
 
 static void qpn_is_free_again_in_timewait(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_passive_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
@@ -2024,7 +2060,7 @@ static void rep_from_a_busy_qp_is_stale(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	/* A passive connection holds (FK_PEER_QPN, FK_PEER_GUID). */
 	fk_passive_established(fk);
@@ -2032,13 +2068,13 @@ static void rep_from_a_busy_qp_is_stale(struct kunit *test)
 	fk_rep(&mad, fk_local(id), FK_PEER_ID + 7, FK_PEER_QPN);
 	fk_receive(fk, &mad);
 	/* REP, REQ, then a REJ for the REP and a DREQ for the old one. */
-	FK_EXPECT_SENT(fk, 4, 0x15);
-	KUNIT_EXPECT_EQ(test, fk->sent[2].attr, 0x12);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk->sent[2].mad, CM_REJ_REASON),
+	FK_EXPECT_SENT(fk, 4, CM_DREQ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, fk->sent[2].attr, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, &fk->sent[2].mad.rej),
 			(u64)IB_CM_REJ_STALE_CONN);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk->sent[2].mad, CM_REJ_REMOTE_COMM_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REMOTE_COMM_ID, &fk->sent[2].mad.rej),
 			(u64)FK_PEER_ID + 7);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk->sent[3].mad, CM_DREQ_REMOTE_COMM_ID),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_DREQ_REMOTE_COMM_ID, &fk->sent[3].mad.dreq),
 			(u64)FK_PEER_ID);
 	KUNIT_EXPECT_NE(test, id->state, IB_CM_REP_RCVD);
 	KUNIT_EXPECT_NE(test, (int)fk_last_event(fk)->type,
@@ -2052,12 +2088,12 @@ static void our_timeout_rej_names_our_guid(struct kunit *test)
 	__be64 guid;
 
 	fk_destroy(fk, id);
-	FK_EXPECT_SENT(fk, 2, 0x12);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+	FK_EXPECT_SENT(fk, 2, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, FK_LAST(fk, rej)),
 			(u64)IB_CM_REJ_TIMEOUT);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_ARI_LENGTH),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REJECTED_INFO_LENGTH, FK_LAST(fk, rej)),
 			8ULL);
-	memcpy(&guid, cm_field_ptr(&fk_last(fk)->mad, CM_REJ_ARI), 8);
+	memcpy(&guid, IBA_GET_MEM_PTR(CM_REJ_ARI, FK_LAST(fk, rej)), 8);
 	KUNIT_EXPECT_EQ(test, be64_to_cpu(guid), FK_OUR_GUID);
 }
 
@@ -2093,7 +2129,7 @@ static struct kunit_suite fk_dup_suite = {
 static void nonzero_return_from_req_destroys_the_new_id(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_listen(fk);
 	fk->ret_for[IB_CM_REQ_RECEIVED] = 1;
@@ -2102,8 +2138,8 @@ static void nonzero_return_from_req_destroys_the_new_id(struct kunit *test)
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
 	fk_disown(fk, fk_last_event(fk)->id);
 	/* The peer hears a REJ; only the listener is left. */
-	FK_EXPECT_SENT(fk, 1, 0x12);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+	FK_EXPECT_SENT(fk, 1, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, FK_LAST(fk, rej)),
 			(u64)IB_CM_REJ_CONSUMER_DEFINED);
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
 	/* The REQ can come again and find the listener. */
@@ -2117,7 +2153,7 @@ static void nonzero_return_from_req_destroys_the_new_id(struct kunit *test)
 static void enomem_from_req_destroys_without_rej(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_listen(fk);
 	fk->ret_for[IB_CM_REQ_RECEIVED] = -ENOMEM;
@@ -2131,13 +2167,13 @@ static void enomem_from_req_destroys_without_rej(struct kunit *test)
 	fk->ret_for[IB_CM_REQ_RECEIVED] = 0;
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_REQ_RECEIVED);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x10), 0L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_REQ_ATTR_ID), 0L);
 }
 
 static void nonzero_return_from_sidr_req_destroys_the_new_id(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_listen(fk);
 	fk->ret_for[IB_CM_SIDR_REQ_RECEIVED] = 1;
@@ -2145,8 +2181,8 @@ static void nonzero_return_from_sidr_req_destroys_the_new_id(struct kunit *test)
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_SIDR_REQ_RECEIVED);
 	fk_disown(fk, fk_last_event(fk)->id);
-	FK_EXPECT_SENT(fk, 1, 0x18);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_SIDR_REP_STATUS),
+	FK_EXPECT_SENT(fk, 1, CM_SIDR_REP_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_SIDR_REP_STATUS, FK_LAST(fk, sidr_rep)),
 			(u64)IB_SIDR_REJECT);
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
 }
@@ -2155,14 +2191,14 @@ static void nonzero_return_from_rep_rejects_and_destroys(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_req_sent(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk->ret_for[IB_CM_REP_RECEIVED] = -EINVAL;
 	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
 	fk_receive(fk, &mad);
 	fk_disown(fk, id);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
-	FK_EXPECT_SENT(fk, 2, 0x12);
+	FK_EXPECT_SENT(fk, 2, CM_REJ_ATTR_ID);
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 0U);
 }
 
@@ -2170,14 +2206,14 @@ static void nonzero_return_from_dreq_answers_and_destroys(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk->ret_for[IB_CM_DREQ_RECEIVED] = 1;
 	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
 	fk_disown(fk, id);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
-	FK_EXPECT_SENT(fk, 3, 0x16);
+	FK_EXPECT_SENT(fk, 3, CM_DREP_ATTR_ID);
 	/* The id lingers in timewait for late DREQs, then goes. */
 	fk_end_timewaits(fk);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
@@ -2188,14 +2224,14 @@ static void handler_swapped_in_req_callback_gets_the_rest(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk->swap_on_req = true;
 	id = fk_passive_req_rcvd(fk);
 	KUNIT_EXPECT_PTR_EQ(test, (void *)id->cm_handler, (void *)fk_handler2);
 	KUNIT_ASSERT_EQ(test, fk_send_rep(id), 0);
 	fk_settle(fk);
-	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	fk_conn_msg(&mad, CM_RTU_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk->ret_for[IB_CM_RTU_RECEIVED] = 1;	/* fk_handler2 ignores it */
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_RTU_RECEIVED);
@@ -2207,7 +2243,7 @@ static void context_changed_between_events_is_seen(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 	int marker;
 
 	id->context = &marker;
@@ -2250,19 +2286,19 @@ static void no_event_after_destroy_returns(struct kunit *test)
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
 	u32 local = fk_local(id);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_destroy(fk, id);
-	FK_EXPECT_SENT(fk, 3, 0x15);
+	FK_EXPECT_SENT(fk, 3, CM_DREQ_ATTR_ID);
 	/* The DREP and a DREQ from the peer reach no handler. */
-	fk_conn_msg(&mad, 0x16, local, FK_PEER_ID);
+	fk_conn_msg(&mad, CM_DREP_ATTR_ID, local, FK_PEER_ID);
 	fk_receive(fk, &mad);
 	fk_dreq(&mad, local, FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
 	fk_end_timewaits(fk);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
 	/* The late DREQ was still answered. */
-	FK_EXPECT_SENT(fk, 4, 0x16);
+	FK_EXPECT_SENT(fk, 4, CM_DREP_ATTR_ID);
 }
 
 static void listener_destroy_leaves_new_ids_alone(struct kunit *test)
@@ -2270,7 +2306,7 @@ static void listener_destroy_leaves_new_ids_alone(struct kunit *test)
 	struct fk *fk = test->priv;
 	struct ib_cm_id *listen = fk_listen(fk);
 	struct ib_cm_id *id;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
 	fk_receive(fk, &mad);
@@ -2311,7 +2347,7 @@ static struct kunit_suite fk_contract_suite = {
 static struct ib_cm_id *fk_reach(struct fk *fk, enum ib_cm_state state)
 {
 	struct ib_cm_id *id;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	switch (state) {
 	case IB_CM_IDLE:
@@ -2379,7 +2415,7 @@ static struct ib_cm_id *fk_reach(struct fk *fk, enum ib_cm_state state)
 
 struct fk_destroy_case {
 	enum ib_cm_state state;
-	u16 sends;		/* attribute of what destroy sends, or 0 */
+	__be16 sends;		/* attribute of what destroy sends, or 0 */
 	u16 rej_reason;		/* for a REJ */
 	u8 sidr_status;		/* for a SIDR_REP */
 	bool timewait;		/* the id lingers in timewait */
@@ -2389,20 +2425,20 @@ struct fk_destroy_case {
 static const struct fk_destroy_case fk_destroy_cases[] = {
 	{ IB_CM_IDLE, 0 },
 	{ IB_CM_LISTEN, 0 },
-	{ IB_CM_REQ_SENT, 0x12, IB_CM_REJ_TIMEOUT },
-	{ IB_CM_MRA_REQ_RCVD, 0x12, IB_CM_REJ_TIMEOUT },
-	{ IB_CM_REQ_RCVD, 0x12, IB_CM_REJ_CONSUMER_DEFINED, 0, false, true },
-	{ IB_CM_MRA_REQ_SENT, 0x12, IB_CM_REJ_CONSUMER_DEFINED },
-	{ IB_CM_REP_SENT, 0x12, IB_CM_REJ_CONSUMER_DEFINED, 0, true },
-	{ IB_CM_MRA_REP_RCVD, 0x12, IB_CM_REJ_CONSUMER_DEFINED, 0, true },
-	{ IB_CM_REP_RCVD, 0x12, IB_CM_REJ_CONSUMER_DEFINED },
-	{ IB_CM_MRA_REP_SENT, 0x12, IB_CM_REJ_CONSUMER_DEFINED },
-	{ IB_CM_ESTABLISHED, 0x15, 0, 0, true },
+	{ IB_CM_REQ_SENT, CM_REJ_ATTR_ID, IB_CM_REJ_TIMEOUT },
+	{ IB_CM_MRA_REQ_RCVD, CM_REJ_ATTR_ID, IB_CM_REJ_TIMEOUT },
+	{ IB_CM_REQ_RCVD, CM_REJ_ATTR_ID, IB_CM_REJ_CONSUMER_DEFINED, 0, false, true },
+	{ IB_CM_MRA_REQ_SENT, CM_REJ_ATTR_ID, IB_CM_REJ_CONSUMER_DEFINED },
+	{ IB_CM_REP_SENT, CM_REJ_ATTR_ID, IB_CM_REJ_CONSUMER_DEFINED, 0, true },
+	{ IB_CM_MRA_REP_RCVD, CM_REJ_ATTR_ID, IB_CM_REJ_CONSUMER_DEFINED, 0, true },
+	{ IB_CM_REP_RCVD, CM_REJ_ATTR_ID, IB_CM_REJ_CONSUMER_DEFINED },
+	{ IB_CM_MRA_REP_SENT, CM_REJ_ATTR_ID, IB_CM_REJ_CONSUMER_DEFINED },
+	{ IB_CM_ESTABLISHED, CM_DREQ_ATTR_ID, 0, 0, true },
 	{ IB_CM_DREQ_SENT, 0, 0, 0, true },
-	{ IB_CM_DREQ_RCVD, 0x16, 0, 0, true },
+	{ IB_CM_DREQ_RCVD, CM_DREP_ATTR_ID, 0, 0, true },
 	{ IB_CM_TIMEWAIT, 0, 0, 0, true },
 	{ IB_CM_SIDR_REQ_SENT, 0 },
-	{ IB_CM_SIDR_REQ_RCVD, 0x18, 0, IB_SIDR_REJECT },
+	{ IB_CM_SIDR_REQ_RCVD, CM_SIDR_REP_ATTR_ID, 0, IB_SIDR_REJECT },
 };
 
 static void fk_destroy_desc(const struct fk_destroy_case *c, char *desc)
@@ -2430,18 +2466,15 @@ static void destroy_tells_the_peer_what_it_needs(struct kunit *test)
 	fk_destroy(fk, id);
 	if (c->sends) {
 		FK_EXPECT_SENT(fk, sent + 1, c->sends);
-		if (c->sends == 0x12)
-			KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
-						     CM_REJ_REASON),
+		if (c->sends == CM_REJ_ATTR_ID)
+			KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, FK_LAST(fk, rej)),
 					(u64)c->rej_reason);
-		if (c->sends == 0x18)
-			KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
-						     CM_SIDR_REP_STATUS),
+		if (c->sends == CM_SIDR_REP_ATTR_ID)
+			KUNIT_EXPECT_EQ(test, IBA_GET(CM_SIDR_REP_STATUS, FK_LAST(fk, sidr_rep)),
 					(u64)c->sidr_status);
-		if (c->sends != 0x18)
-			KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad,
-						     CM_RTU_LOCAL_COMM_ID),
-					c->anonymous ? 0ULL : (u64)local);
+		if (c->sends != CM_SIDR_REP_ATTR_ID)
+			KUNIT_EXPECT_EQ(test, fk_sent_local_id(fk_last(fk)),
+					c->anonymous ? 0U : local);
 	} else {
 		FK_EXPECT_SENT(fk, sent, 0);
 	}
@@ -2560,7 +2593,7 @@ static void rej_received_in_each_state(struct kunit *test)
 	struct ib_cm_id *id = fk_reach(fk, c->state);
 	__be64 guid = cpu_to_be64(FK_PEER_GUID);
 	unsigned int events;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 	u8 rejected;
 
 	KUNIT_ASSERT_EQ(test, id->state, c->state);
@@ -2581,9 +2614,9 @@ static void rej_received_in_each_state(struct kunit *test)
 	fk_rej(&mad, fk_local(id), FK_PEER_ID, rejected, c->reason);
 	if (c->reason == IB_CM_REJ_TIMEOUT) {
 		/* A timed-out active side names itself by its GUID. */
-		cm_set(&mad, CM_REJ_REMOTE_COMM_ID, 0);
-		cm_set(&mad, CM_REJ_ARI_LENGTH, sizeof(guid));
-		memcpy(cm_field_ptr(&mad, CM_REJ_ARI), &guid, sizeof(guid));
+		IBA_SET(CM_REJ_REMOTE_COMM_ID, &mad.rej, 0);
+		IBA_SET(CM_REJ_REJECTED_INFO_LENGTH, &mad.rej, sizeof(guid));
+		memcpy(IBA_GET_MEM_PTR(CM_REJ_ARI, &mad.rej), &guid, sizeof(guid));
 	}
 	fk_receive(fk, &mad);
 	if (c->delivered) {
@@ -2599,21 +2632,21 @@ static void rej_received_in_each_state(struct kunit *test)
 struct fk_dreq_case {
 	enum ib_cm_state state;
 	enum ib_cm_state after;
-	u16 answer;		/* what goes out at once, or 0 */
+	__be16 answer;		/* what goes out at once, or 0 */
 	bool delivered;
 	bool duplicate;
 };
 
 static const struct fk_dreq_case fk_dreq_cases[] = {
 	/* Our REQ is unanswered: the DREQ names no connection we know. */
-	{ IB_CM_REQ_SENT, IB_CM_REQ_SENT, 0x16, false, true },
+	{ IB_CM_REQ_SENT, IB_CM_REQ_SENT, CM_DREP_ATTR_ID, false, true },
 	{ IB_CM_REP_RCVD, IB_CM_REP_RCVD },
 	{ IB_CM_REP_SENT, IB_CM_DREQ_RCVD, 0, true },
 	{ IB_CM_MRA_REP_RCVD, IB_CM_DREQ_RCVD, 0, true },
 	{ IB_CM_ESTABLISHED, IB_CM_DREQ_RCVD, 0, true },
 	{ IB_CM_DREQ_SENT, IB_CM_DREQ_RCVD, 0, true },
 	{ IB_CM_DREQ_RCVD, IB_CM_DREQ_RCVD, 0, false, true },
-	{ IB_CM_TIMEWAIT, IB_CM_TIMEWAIT, 0x16, false, true },
+	{ IB_CM_TIMEWAIT, IB_CM_TIMEWAIT, CM_DREP_ATTR_ID, false, true },
 };
 
 static void fk_dreq_desc(const struct fk_dreq_case *c, char *desc)
@@ -2631,18 +2664,18 @@ static void dreq_received_in_each_state(struct kunit *test)
 	struct ib_cm_id *id = fk_reach(fk, c->state);
 	unsigned int events, sent;
 	long dups;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	KUNIT_ASSERT_EQ(test, id->state, c->state);
 	events = fk->nevents;
 	sent = fk->nsent;
-	dups = fk_count(fk, CM_RECV_DUPLICATES, 0x15);
+	dups = fk_count(fk, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID);
 	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, events + c->delivered,
 			c->delivered ? IB_CM_DREQ_RECEIVED : FK_ANY);
 	FK_EXPECT_SENT(fk, sent + !!c->answer, c->answer);
-	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, 0x15),
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID),
 			dups + c->duplicate);
 	KUNIT_EXPECT_EQ(test, id->state, c->after);
 	/* An answered DREQ leaves nothing to retry. */
@@ -2688,13 +2721,12 @@ static void user_rej_in_each_state(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_send_cm_rej(id, IB_CM_REJ_CONSUMER_DEFINED,
 					     NULL, 0, fk_pdata, 8), 0);
 	fk_settle(fk);
-	FK_EXPECT_SENT(fk, sent + 1, 0x12);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_MESSAGE_REJECTED),
+	FK_EXPECT_SENT(fk, sent + 1, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_MESSAGE_REJECTED, FK_LAST(fk, rej)),
 			(u64)c->rejected);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REJ_REASON),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, FK_LAST(fk, rej)),
 			(u64)IB_CM_REJ_CONSUMER_DEFINED);
-	KUNIT_EXPECT_EQ(test, memcmp(cm_field_ptr(&fk_last(fk)->mad,
-						  CM_REJ_PRIVATE_DATA),
+	KUNIT_EXPECT_EQ(test, memcmp(IBA_GET_MEM_PTR(CM_REJ_PRIVATE_DATA, FK_LAST(fk, rej)),
 				     fk_pdata, 8), 0);
 	KUNIT_EXPECT_EQ(test, id->state, c->after);
 	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
@@ -2705,13 +2737,13 @@ static void drep_after_crossed_dreqs_ends_in_timewait(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_reach(fk, IB_CM_DREQ_SENT);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
 	KUNIT_ASSERT_EQ(test, id->state, IB_CM_DREQ_RCVD);
 	/* The peer answers our DREQ before we answer its own. */
-	fk_conn_msg(&mad, 0x16, fk_local(id), FK_PEER_ID);
+	fk_conn_msg(&mad, CM_DREP_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 3, IB_CM_DREP_RECEIVED);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
@@ -2721,7 +2753,7 @@ static void prepared_mra_answers_a_repeated_lap(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_established(fk);
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_lap(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
 	fk_receive(fk, &mad);
@@ -2729,8 +2761,8 @@ static void prepared_mra_answers_a_repeated_lap(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ib_prepare_cm_mra(id), 0);
 	KUNIT_EXPECT_EQ(test, id->lap_state, IB_CM_MRA_LAP_SENT);
 	fk_receive(fk, &mad);
-	FK_EXPECT_SENT(fk, 3, 0x11);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_MRA_MESSAGE_MRAED),
+	FK_EXPECT_SENT(fk, 3, CM_MRA_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_MRA_MESSAGE_MRAED, FK_LAST(fk, mra)),
 			(u64)CM_MSG_RESPONSE_OTHER);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_LAP_RECEIVED);
 	/* While the LAP is pending, path migration is refused. */
@@ -2760,7 +2792,7 @@ static void dreq_that_cannot_be_posted_goes_to_timewait(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ib_send_cm_dreq(id, NULL, 0), -ENOMEM);
 	fk->post_ret = 0;
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
-	FK_EXPECT_SENT(fk, 2, 0x14);
+	FK_EXPECT_SENT(fk, 2, CM_RTU_ATTR_ID);
 	fk_end_timewaits(fk);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_TIMEWAIT_EXIT);
 }
@@ -2781,7 +2813,7 @@ static void req_that_cannot_be_posted_leaves_the_id_idle(struct kunit *test)
 static void unroutable_req_and_sidr_req_are_dropped(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_listen(fk);
 	fk->wc_ret = -EHOSTUNREACH;
@@ -2801,26 +2833,26 @@ static void xrc_target_is_destroyed_without_dreq(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id;
-	struct cm_mad mad;
+	union cm_kunit_msg mad;
 
 	fk_listen(fk);
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
-	cm_set(&mad, CM_REQ_TRANSPORT_SERVICE, CM_REQ_TRANSPORT_EXTENDED);
-	cm_set(&mad, CM_REQ_EXT_TRANSPORT, CM_REQ_EXT_TRANSPORT_XRC);
+	IBA_SET(CM_REQ_TRANSPORT_SERVICE_TYPE, &mad.req, CM_REQ_TRANSPORT_EXTENDED);
+	IBA_SET(CM_REQ_EXTENDED_TRANSPORT_TYPE, &mad.req, CM_REQ_EXT_TRANSPORT_XRC);
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
 	id = fk_last_event(fk)->id;
 	KUNIT_ASSERT_EQ(test, fk_send_rep(id), 0);
 	fk_settle(fk);
 	/* An XRC target's QPN travels in the EECN field, with an SRQ. */
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REP_LOCAL_EECN),
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REP_LOCAL_EE_CONTEXT_NUMBER, FK_LAST(fk, rep)),
 			(u64)FK_OUR_QPN);
-	KUNIT_EXPECT_EQ(test, cm_get(&fk_last(fk)->mad, CM_REP_SRQ), 1ULL);
-	fk_conn_msg(&mad, 0x14, fk_local(id), FK_PEER_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REP_SRQ, FK_LAST(fk, rep)), 1ULL);
+	fk_conn_msg(&mad, CM_RTU_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk_receive(fk, &mad);
 	KUNIT_ASSERT_EQ(test, id->state, IB_CM_ESTABLISHED);
 	fk_destroy(fk, id);
-	FK_EXPECT_SENT(fk, 1, 0x13);
+	FK_EXPECT_SENT(fk, 1, CM_REP_ATTR_ID);
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
 }
 
