@@ -37,7 +37,7 @@ endif
 
 # Extra kbuild arguments, e.g. "make KBUILD_ARGS='W=1 KCFLAGS=-Werror'".
 KBUILD_ARGS ?=
-SOURCES := cm.c cm_msgs.h cm_trace.h include/rdma/ib_cm.h
+SOURCES := cm.c cm_msgs.h cm_trace.h include/rdma/ib_cm.h include/core_priv.h
 
 all: modules
 
@@ -57,8 +57,15 @@ sparse:
 		rm -f $$log; echo "sparse: warnings found" >&2; exit 1; fi; \
 	rm -f $$log
 
-checkpatch:
-	KDIR=$(KDIR) $(SRC)/tools/testing/checkpatch.sh $(SOURCES)
+# The sources, and the patch series that make patch writes.
+checkpatch: patch
+	KDIR=$(KDIR) $(SRC)/tools/testing/checkpatch.sh $(SOURCES) \
+		$(SRC)/out/patch/*.patch
+
+# This module as a git format-patch series against linux-source-7.2, in
+# out/patch (tools/testing/patch/mkpatch.sh).
+patch:
+	$(SRC)/tools/testing/patch/mkpatch.sh $(SRC)/out/patch
 
 install:
 ifeq ($(NATIVE),1)
@@ -88,7 +95,7 @@ vm-test:
 check:
 	$(SRC)/tools/testing/check.sh
 
-.PHONY: all modules werror sparse checkpatch install clean demo vm-test check
+.PHONY: all modules werror sparse checkpatch patch install clean demo vm-test check
 
 # Section 9 man pages of the API, into out/man/man9.
 man:

@@ -54,6 +54,7 @@
 
 #include <linux/completion.h>
 #include <linux/err.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/module.h>
@@ -74,8 +75,7 @@
 #include <rdma/ib_sysfs.h>
 #include <rdma/ib_verbs.h>
 
-#include <ib_core_client.h>
-
+#include "core_priv.h"
 #include "cm_msgs.h"
 
 #define CREATE_TRACE_POINTS
@@ -114,6 +114,7 @@ enum cm_drop_reason {
 };
 
 struct cm_device;
+struct cm_transport;
 
 /**
  * struct cm_port - the CM on one port of a device
@@ -139,6 +140,7 @@ struct cm_port {
  * @kref: held by the client registration and by each address vector
  * @list: entry in cm.devices
  * @ib_device: the device
+ * @tp: how the CM reaches the MAD layer and ib_core for this device
  * @agent_lock: readers prepare sends; the writer clears the agents
  * @going_down: set under cm.lock when the device is being removed
  * @ack_delay: the CA's local ACK delay (IBTA encoding)
@@ -149,6 +151,7 @@ struct cm_device {
 	struct kref kref;
 	struct list_head list;
 	struct ib_device *ib_device;
+	const struct cm_transport *tp;
 	rwlock_t agent_lock;
 	bool going_down;
 	u8 ack_delay;
@@ -422,38 +425,27 @@ static void cm_av_move(struct cm_av *dst, struct cm_av *src)
 	dst->timeout = src->timeout;
 }
 
-/* The CM port a path starts from: the GID attribute's, or the SGID's. */
-static struct cm_port *cm_ib_port_of_path(struct sa_path_rec *path,
+/* The port of @cm_dev a path starts from: the GID attribute's or SGID's. */
+static struct cm_port *cm_ib_port_of_path(struct cm_device *cm_dev,
+					  struct sa_path_rec *path,
 					  const struct ib_gid_attr *sgid_attr)
 {
-	const struct ib_gid_attr *found = NULL;
-	struct cm_port *port = NULL;
-	struct cm_device *cm_dev;
-	unsigned long flags;
+	const struct ib_gid_attr *found;
+	u32 num;
 
-	spin_lock_irqsave(&cm.lock, flags);
-	list_for_each_entry(cm_dev, &cm.devices, list) {
-		u32 num;
-
-		if (sgid_attr) {
-			if (cm_dev->ib_device != sgid_attr->device)
-				continue;
-			num = sgid_attr->port_num;
-		} else {
-			found = rdma_find_gid(cm_dev->ib_device, &path->sgid,
-					      sa_conv_pathrec_to_gid_type(path),
-					      NULL);
-			if (IS_ERR(found))
-				continue;
-			num = found->port_num;
-			rdma_put_gid_attr(found);
-		}
-		if (num >= 1 && num <= cm_dev->nports)
-			port = cm_dev->port[num - 1];
-		break;
+	if (sgid_attr) {
+		if (cm_dev->ib_device != sgid_attr->device)
+			return NULL;
+		num = sgid_attr->port_num;
+	} else {
+		found = rdma_find_gid(cm_dev->ib_device, &path->sgid,
+				      sa_conv_pathrec_to_gid_type(path), NULL);
+		if (IS_ERR(found))
+			return NULL;
+		num = found->port_num;
+		rdma_put_gid_attr(found);
 	}
-	spin_unlock_irqrestore(&cm.lock, flags);
-	return port;
+	return num >= 1 && num <= cm_dev->nports ? cm_dev->port[num - 1] : NULL;
 }
 
 /* The address and P_Key index for sending along @path from @port. */
@@ -532,9 +524,24 @@ static int cm_ib_post(struct ib_mad_send_buf *msg)
 	return ib_post_send_mad(msg, NULL);
 }
 
+static void cm_ib_cancel(struct ib_mad_send_buf *msg)
+{
+	ib_cancel_mad(msg);
+}
+
+static int cm_ib_modify(struct ib_mad_send_buf *msg, u32 timeout_ms)
+{
+	return ib_modify_mad(msg, timeout_ms);
+}
+
+static void cm_ib_free_recv(struct ib_mad_recv_wc *recv_wc)
+{
+	ib_free_recv_mad(recv_wc);
+}
+
 /**
  * struct cm_transport - what the CM needs from the MAD layer and ib_core
- * @port_of_path: the CM port a path starts from, or NULL
+ * @port_of_path: the port of a device a path starts from, or NULL
  * @ah_from_path: address attributes and P_Key index for a path
  * @ah_from_wc: address attributes that answer a received MAD
  * @port_gid: the GID at index 0 of a port
@@ -546,13 +553,16 @@ static int cm_ib_post(struct ib_mad_send_buf *msg)
  * @modify: gives a posted buffer a new response timeout
  * @free_recv: returns a received MAD to the MAD layer
  *
- * The module always uses cm_ib_transport, through calls the compiler
- * makes direct.  The KUnit suites (built with IB_CM_KUNIT) substitute a
- * transport of their own, so that every send, completion, timeout and
- * received message is under their control.
+ * Each cm_device carries the transport of its ports.  Real devices carry
+ * cm_ib_transport, whose operations the cm_tp_*() helpers call directly;
+ * the KUnit
+ * suites give their fake device a transport of their own, so that every
+ * send, completion, timeout and received message of that device is under
+ * their control while the rest of the module runs unchanged.
  */
 struct cm_transport {
-	struct cm_port *(*port_of_path)(struct sa_path_rec *path,
+	struct cm_port *(*port_of_path)(struct cm_device *cm_dev,
+					struct sa_path_rec *path,
 					const struct ib_gid_attr *sgid_attr);
 	int (*ah_from_path)(struct cm_port *port, struct sa_path_rec *path,
 			    const struct ib_gid_attr *sgid_attr,
@@ -580,16 +590,110 @@ static const struct cm_transport cm_ib_transport = {
 	.create_msg = cm_ib_create_msg,
 	.free_msg = cm_ib_free_msg,
 	.post = cm_ib_post,
-	.cancel = ib_cancel_mad,
-	.modify = ib_modify_mad,
-	.free_recv = ib_free_recv_mad,
+	.cancel = cm_ib_cancel,
+	.modify = cm_ib_modify,
+	.free_recv = cm_ib_free_recv,
 };
 
-#ifdef IB_CM_KUNIT
-static const struct cm_transport *cm_tp = &cm_ib_transport;
-#else
-#define cm_tp (&cm_ib_transport)
-#endif
+/* The device a send buffer was made on (its agent's context is the port). */
+static struct cm_device *cm_msg_dev(struct ib_mad_send_buf *msg)
+{
+	return ((struct cm_port *)msg->mad_agent->context)->cm_dev;
+}
+
+/*
+ * The transport operations of a port's or a send buffer's device: direct
+ * calls when it is the real transport, so retpolines cost nothing there.
+ */
+static struct cm_port *cm_tp_port_of_path(struct cm_device *cm_dev,
+					  struct sa_path_rec *path,
+					  const struct ib_gid_attr *sgid_attr)
+{
+	return INDIRECT_CALL_1(cm_dev->tp->port_of_path, cm_ib_port_of_path,
+			       cm_dev, path, sgid_attr);
+}
+
+static int cm_tp_ah_from_path(struct cm_port *port, struct sa_path_rec *path,
+			      const struct ib_gid_attr *sgid_attr,
+			      struct rdma_ah_attr *ah_attr, u16 *pkey_index)
+{
+	return INDIRECT_CALL_1(port->cm_dev->tp->ah_from_path,
+			       cm_ib_ah_from_path, port, path, sgid_attr,
+			       ah_attr, pkey_index);
+}
+
+static int cm_tp_ah_from_wc(struct cm_port *port,
+			    struct ib_mad_recv_wc *recv_wc,
+			    struct rdma_ah_attr *ah_attr)
+{
+	return INDIRECT_CALL_1(port->cm_dev->tp->ah_from_wc, cm_ib_ah_from_wc,
+			       port, recv_wc, ah_attr);
+}
+
+static int cm_tp_port_gid(struct cm_port *port, union ib_gid *gid)
+{
+	return INDIRECT_CALL_1(port->cm_dev->tp->port_gid, cm_ib_port_gid,
+			       port, gid);
+}
+
+static u16 cm_tp_pkey(struct cm_port *port, u16 pkey_index)
+{
+	return INDIRECT_CALL_1(port->cm_dev->tp->pkey, cm_ib_pkey, port,
+			       pkey_index);
+}
+
+static struct ib_mad_send_buf *
+cm_tp_create_msg(struct cm_port *port, struct ib_mad_agent *agent,
+		 u32 remote_qpn, u16 pkey_index, struct rdma_ah_attr *ah_attr)
+{
+	return INDIRECT_CALL_1(port->cm_dev->tp->create_msg, cm_ib_create_msg,
+			       agent, remote_qpn, pkey_index, ah_attr);
+}
+
+static void cm_tp_free_msg(struct ib_mad_send_buf *msg)
+{
+	INDIRECT_CALL_1(cm_msg_dev(msg)->tp->free_msg, cm_ib_free_msg, msg);
+}
+
+static int cm_tp_post(struct ib_mad_send_buf *msg)
+{
+	return INDIRECT_CALL_1(cm_msg_dev(msg)->tp->post, cm_ib_post, msg);
+}
+
+static void cm_tp_cancel(struct ib_mad_send_buf *msg)
+{
+	INDIRECT_CALL_1(cm_msg_dev(msg)->tp->cancel, cm_ib_cancel, msg);
+}
+
+static int cm_tp_modify(struct ib_mad_send_buf *msg, u32 timeout_ms)
+{
+	return INDIRECT_CALL_1(cm_msg_dev(msg)->tp->modify, cm_ib_modify, msg,
+			       timeout_ms);
+}
+
+static void cm_tp_free_recv(struct cm_port *port,
+			    struct ib_mad_recv_wc *recv_wc)
+{
+	INDIRECT_CALL_1(port->cm_dev->tp->free_recv, cm_ib_free_recv, recv_wc);
+}
+
+/* The CM port a path starts from, on any device. */
+static struct cm_port *cm_port_of_path(struct sa_path_rec *path,
+				       const struct ib_gid_attr *sgid_attr)
+{
+	struct cm_device *cm_dev;
+	struct cm_port *port = NULL;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cm.lock, flags);
+	list_for_each_entry(cm_dev, &cm.devices, list) {
+		port = cm_tp_port_of_path(cm_dev, path, sgid_attr);
+		if (port)
+			break;
+	}
+	spin_unlock_irqrestore(&cm.lock, flags);
+	return port;
+}
 
 /*
  * Fill @av for sending along @path.  May sleep (RoCE route resolution),
@@ -603,10 +707,10 @@ static int cm_av_from_path(struct cm_av *av, struct sa_path_rec *path,
 	u16 pkey_index;
 	int ret;
 
-	port = cm_tp->port_of_path(path, sgid_attr);
+	port = cm_port_of_path(path, sgid_attr);
 	if (!port)
 		return -EINVAL;
-	ret = cm_tp->ah_from_path(port, path, sgid_attr, &ah_attr, &pkey_index);
+	ret = cm_tp_ah_from_path(port, path, sgid_attr, &ah_attr, &pkey_index);
 	if (ret)
 		return ret;
 	cm_av_set_port(av, port);
@@ -623,7 +727,7 @@ static int cm_av_from_wc(struct cm_av *av, struct cm_port *port,
 	struct rdma_ah_attr ah_attr = {};
 	int ret;
 
-	ret = cm_tp->ah_from_wc(port, recv_wc, &ah_attr);
+	ret = cm_tp_ah_from_wc(port, recv_wc, &ah_attr);
 	if (ret)
 		return ret;
 	cm_av_set_port(av, port);
@@ -1020,7 +1124,7 @@ static __be64 cm_new_tid(void)
 
 static void cm_free_msg(struct ib_mad_send_buf *msg)
 {
-	cm_tp->free_msg(msg);
+	cm_tp_free_msg(msg);
 }
 
 /*
@@ -1038,7 +1142,8 @@ static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port, bool rep,
 	read_lock(&port->cm_dev->agent_lock);
 	agent = rep ? port->rep_agent : port->mad_agent;
 	if (agent)
-		msg = cm_tp->create_msg(agent, remote_qpn, pkey_index, ah_attr);
+		msg = cm_tp_create_msg(port, agent, remote_qpn, pkey_index,
+				       ah_attr);
 	read_unlock(&port->cm_dev->agent_lock);
 	if (!IS_ERR(msg)) {
 		msg->context[0] = NULL;
@@ -1068,7 +1173,7 @@ static struct ib_mad_send_buf *cm_alloc_msg(struct cm_id_priv *p, bool rep)
 /* Post a message that is not retried and whose completion needs no id. */
 static int cm_post_oneshot(struct ib_mad_send_buf *msg)
 {
-	int ret = cm_tp->post(msg);
+	int ret = cm_tp_post(msg);
 
 	if (ret)
 		cm_free_msg(msg);
@@ -1090,7 +1195,7 @@ static int cm_post_tracked(struct cm_id_priv *p, struct ib_mad_send_buf *msg,
 	msg->timeout_ms = p->timeout_ms;
 	msg->retries = p->max_cm_retries;
 	cm_get_id(p);
-	ret = cm_tp->post(msg);
+	ret = cm_tp_post(msg);
 	if (ret) {
 		cm_put_id(p);
 		cm_free_msg(msg);
@@ -1105,7 +1210,7 @@ static void cm_cancel_msg(struct cm_id_priv *p)
 {
 	lockdep_assert_held(&p->lock);
 	if (p->msg) {
-		cm_tp->cancel(p->msg);
+		cm_tp_cancel(p->msg);
 		p->msg = NULL;
 	}
 }
@@ -1121,7 +1226,7 @@ static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 	struct ib_mad_send_buf *msg;
 	int ret;
 
-	ret = cm_tp->ah_from_wc(port, recv_wc, &ah_attr);
+	ret = cm_tp_ah_from_wc(port, recv_wc, &ah_attr);
 	if (ret)
 		return ERR_PTR(ret);
 	msg = cm_port_msg(port, false, 1, recv_wc->wc->pkey_index, &ah_attr);
@@ -1612,7 +1717,7 @@ static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p)
 		union ib_gid gid;
 
 		/* Tell the peer which GID we would have answered from. */
-		if (cm_tp->port_gid(work->port, &gid))
+		if (cm_tp_port_gid(work->port, &gid))
 			ib_send_cm_rej(&p->id, IB_CM_REJ_INVALID_GID, NULL, 0,
 				       NULL, 0);
 		else
@@ -1638,7 +1743,7 @@ static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p)
 
 static u16 cm_bth_pkey(struct cm_work *work)
 {
-	return cm_tp->pkey(work->port, work->recv_wc->wc->pkey_index);
+	return cm_tp_pkey(work->port, work->recv_wc->wc->pkey_index);
 }
 
 static void cm_format_req_event(struct cm_work *work, struct cm_id_priv *p,
@@ -1993,20 +2098,20 @@ static void cm_recv_mra(struct cm_work *work)
 	switch (p->id.state) {
 	case IB_CM_REQ_SENT:
 		if (mraed != CM_MSG_RESPONSE_REQ || !p->msg ||
-		    cm_tp->modify(p->msg, timeout))
+		    cm_tp_modify(p->msg, timeout))
 			goto drop;
 		p->id.state = IB_CM_MRA_REQ_RCVD;
 		break;
 	case IB_CM_REP_SENT:
 		if (mraed != CM_MSG_RESPONSE_REP || !p->msg ||
-		    cm_tp->modify(p->msg, timeout))
+		    cm_tp_modify(p->msg, timeout))
 			goto drop;
 		p->id.state = IB_CM_MRA_REP_RCVD;
 		break;
 	case IB_CM_ESTABLISHED:
 		if (mraed != CM_MSG_RESPONSE_OTHER ||
 		    p->id.lap_state != IB_CM_LAP_SENT || !p->msg ||
-		    cm_tp->modify(p->msg, timeout)) {
+		    cm_tp_modify(p->msg, timeout)) {
 			if (p->id.lap_state == IB_CM_MRA_LAP_RCVD)
 				goto dup;
 			goto drop;
@@ -2570,7 +2675,7 @@ static void (*const cm_recv_fn[CM_ATTR_COUNT])(struct cm_work *work) = {
 static void cm_process_recv(struct cm_work *work)
 {
 	cm_recv_fn[cm_attr_index(cm_recv_hdr(work->recv_wc)->attr_id)](work);
-	cm_tp->free_recv(work->recv_wc);
+	cm_tp_free_recv(work->port, work->recv_wc);
 }
 
 static void cm_work_handler(struct work_struct *_work)
@@ -2679,7 +2784,7 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 	return;
 
 free:
-	cm_tp->free_recv(recv_wc);
+	cm_tp_free_recv(port, recv_wc);
 }
 
 /* ---------------------------------------------------------------------
@@ -3917,6 +4022,7 @@ static int cm_add_one(struct ib_device *ib_device)
 	kref_init(&cm_dev->kref);
 	rwlock_init(&cm_dev->agent_lock);
 	cm_dev->ib_device = ib_device;
+	cm_dev->tp = &cm_ib_transport;
 	cm_dev->ack_delay = ib_device->attrs.local_ca_ack_delay;
 	ib_set_client_data(ib_device, &cm_client, cm_dev);
 
@@ -4028,10 +4134,11 @@ module_init(ib_cm_init);
 module_exit(ib_cm_cleanup);
 
 /*
- * KUnit suites (tools/testing/kunit/cm_kunit.c) are compiled into this
- * file when the KUnit harness lays them next to it, so that they can
- * reach the static functions they test.
+ * The KUnit suites (cm_kunit.c, from tools/testing/kunit) are compiled
+ * into this file when CONFIG_INFINIBAND_CM_KUNIT_TEST is set, so that they
+ * reach the static functions they test; the code above is the same with
+ * or without them.
  */
-#ifdef IB_CM_KUNIT
+#if IS_ENABLED(CONFIG_INFINIBAND_CM_KUNIT_TEST)
 #include "cm_kunit.c"
 #endif

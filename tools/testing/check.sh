@@ -90,6 +90,7 @@ vm() {
 lint() {
 	cd "$src" && shellcheck -x -P SCRIPTDIR .ci/run tools/testing/check.sh \
 		tools/testing/checkpatch.sh tools/testing/vm/*.sh \
+		tools/testing/patch/*.sh tools/testing/kunit/*.sh \
 		tools/testing/selftests/ib_cm/*.sh
 }
 

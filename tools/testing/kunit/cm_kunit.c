@@ -3,8 +3,9 @@
  * KUnit suites for ib_cm.
  *
  * This file is compiled as part of cm.c (see the end of that file) when
- * tools/testing/kunit/run.sh lays it next to cm.c in a kernel tree, so the
- * suites reach cm.c's static functions and data directly.  The suites in
+ * CONFIG_INFINIBAND_CM_KUNIT_TEST is set, so the suites reach cm.c's
+ * static functions and data directly; tools/testing/kunit/run.sh builds a
+ * kernel with the series of make patch applied.  The suites in
  * this file need no RDMA device or MAD transport: ids are created on a
  * zeroed struct ib_device that only serves as a key, and ids whose state a
  * test set by hand are put back to IDLE, without ports, before they are
@@ -1186,6 +1187,7 @@ static int cm_kunit_ctx_init(struct kunit *test)
 		return -ENOMEM;
 	kref_init(&ctx->cm_dev->kref);
 	rwlock_init(&ctx->cm_dev->agent_lock);
+	ctx->cm_dev->tp = &cm_ib_transport;
 	ctx->cm_dev->nports = 2;
 	for (i = 0; i < 2; i++) {
 		ctx->dev[i] = kunit_kzalloc(test, sizeof(*ctx->dev[i]),

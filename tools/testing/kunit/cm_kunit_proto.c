@@ -3,17 +3,19 @@
  * KUnit suites for ib_cm's protocol engine, driven through a fake MAD
  * transport.  Included by cm_kunit.c, so cm.c's statics are in reach.
  *
- * The fake stands where the MAD layer and ib_core stand (struct
- * cm_transport in cm.c): sends are recorded instead of posted, and stay
+ * The fake stands where the MAD layer and ib_core stand: it is the struct
+ * cm_transport of a fake device, so the rest of the module runs as it does
+ * for a real one.  Sends are recorded instead of posted, and stay
  * outstanding until a test completes them (successfully, cancelled, or
  * with a response timeout); received MADs are handed to cm_recv_handler()
  * as the MAD layer would; cm.wq is flushed after every step, so each test
  * runs the protocol one deterministic step at a time.  Timewait, which
  * lasts half a minute with the paths used here, is ended on demand.
  *
- * The port belongs to a fake device: a zeroed struct ib_device with one
- * InfiniBand port, a cm_device that is not on cm.devices, and MAD agents
- * that only carry the port as their context.
+ * The port belongs to that fake device: a zeroed struct ib_device with
+ * one InfiniBand port, a cm_device on cm.devices (for the length of a
+ * test) whose transport is the fake, and MAD agents that only carry the
+ * port as their context.
  *
  * Suites:
  *   ib_cm_active      the active side: REQ, MRA, REP, RTU, REJ, DREQ/DREP
@@ -118,10 +120,11 @@ static struct fk *fk_cur;
 
 /* ---- the transport ---- */
 
-static struct cm_port *fk_port_of_path(struct sa_path_rec *path,
+static struct cm_port *fk_port_of_path(struct cm_device *cm_dev,
+				       struct sa_path_rec *path,
 				       const struct ib_gid_attr *sgid_attr)
 {
-	return fk_cur->port;
+	return cm_dev == fk_cur->cm_dev ? fk_cur->port : NULL;
 }
 
 static int fk_ah_from_path(struct cm_port *port, struct sa_path_rec *path,
@@ -525,9 +528,14 @@ static int fk_init(struct kunit *test)
 	fk->agent.context = fk->port;
 	fk->rep_agent.context = fk->port;
 
+	fk->cm_dev->tp = &fk_transport;
+
 	fk_cur = fk;
-	cm_tp = &fk_transport;
 	test->priv = fk;
+	/* On the device list, as a real device: paths find its port. */
+	spin_lock_irq(&cm.lock);
+	list_add_tail(&fk->cm_dev->list, &cm.devices);
+	spin_unlock_irq(&cm.lock);
 	return 0;
 }
 
@@ -566,7 +574,9 @@ static void fk_exit(struct kunit *test)
 				   be32_to_cpu(p->id.local_id), p->id.state);
 	rcu_read_unlock();
 
-	cm_tp = &cm_ib_transport;
+	spin_lock_irq(&cm.lock);
+	list_del(&fk->cm_dev->list);
+	spin_unlock_irq(&cm.lock);
 	fk_cur = NULL;
 	if (kref_read(&fk->cm_dev->kref) == 1)
 		cm_device_put(fk->cm_dev);

@@ -6,7 +6,8 @@
 #   tools/testing/kunit/run.sh [--debug] [extra kunit.py run arguments]
 #
 # The kernel source (linux-source-7.2 from the sid root) is unpacked once
-# into a cache outside the repository, our files are laid over it, and
+# into a cache outside the repository, the series of "make patch" is
+# applied to it (the same patches a kernel developer would apply), and
 # kunit.py builds and boots it in QEMU inside the sid root.  The build
 # directory is kept, so a second run only rebuilds what changed.
 #
@@ -20,13 +21,15 @@ VM_DIR=$KUNIT_DIR/../vm
 # shellcheck source=tools/testing/vm/config.sh
 . "$VM_DIR/config.sh"
 
-SRC=$IBCM_SRC
 # The source package follows the target kernel: 7.2.13+deb14-amd64 -> 7.2.
 SRC_SERIES=$(echo "$IBCM_KVER" | cut -d. -f1-2)
 SRC_TARBALL=/usr/src/linux-source-$SRC_SERIES.tar.xz
 CACHE=${IBCM_KUNIT_CACHE:-$IBCM_CACHE/kunit}
 TREE=$CACHE/linux-$SRC_SERIES
-PRISTINE=$CACHE/pristine-$SRC_SERIES
+# The series of "make patch", and what of it is in the tree now.
+PATCH_DIR=$KUNIT_DIR/../patch
+SERIES=$CACHE/series
+APPLIED=$CACHE/applied
 # The compiler Debian built the 7.2 kernel with; the root has no plain gcc.
 KCC=${IBCM_KUNIT_CC:-gcc-16}
 
@@ -50,19 +53,6 @@ else
 	TIMEOUT=600
 fi
 
-# Repository file -> place in the kernel tree.  The include/ directory next
-# to cm.c is on the include path through our Kbuild (NOSTDINC_FLAGS).
-OVERLAY=(
-	"Kbuild:drivers/infiniband/core/Kbuild"
-	"cm.c:drivers/infiniband/core/cm.c"
-	"cm_msgs.h:drivers/infiniband/core/cm_msgs.h"
-	"cm_trace.h:drivers/infiniband/core/cm_trace.h"
-	"include/rdma/ib_cm.h:include/rdma/ib_cm.h"
-	"include/ib_core_client.h:drivers/infiniband/core/include/ib_core_client.h"
-	"tools/testing/kunit/cm_kunit.c:drivers/infiniband/core/cm_kunit.c"
-	"tools/testing/kunit/cm_kunit_proto.c:drivers/infiniband/core/cm_kunit_proto.c"
-)
-
 log() { echo "kunit: $*" >&2; }
 
 # The sid root holds the source package, the compiler and QEMU.
@@ -77,7 +67,7 @@ fi
 # Unpack once.  The stamp names the tarball it came from, so a new
 # linux-source package leads to a fresh tree (and fresh builds).
 unpack_tree() {
-	local stamp want tmp entry dst
+	local stamp want tmp
 	stamp=$(stat -c '%s %Y' "$IBCM_ROOT$SRC_TARBALL")
 	want="$SRC_TARBALL $stamp"
 	if [ -f "$TREE/.ib_cm-unpacked" ] &&
@@ -86,42 +76,62 @@ unpack_tree() {
 	fi
 	log "unpacking $SRC_TARBALL into $TREE (once, about 1.8 GB)"
 	mkdir -p "$CACHE"
-	rm -rf "$TREE" "$PRISTINE" "$BUILD" "$CACHE/build" "$CACHE/build-debug"
+	rm -rf "$TREE" "$APPLIED" "$CACHE/pristine-$SRC_SERIES" "$CACHE/build" \
+		"$CACHE/build-debug"
 	tmp=$(mktemp -d "$CACHE/unpack.XXXXXX")
 	tar -xJf "$IBCM_ROOT$SRC_TARBALL" -C "$tmp"
 	mv "$tmp"/linux-source-"$SRC_SERIES" "$TREE"
 	rmdir "$tmp"
-	# Keep the stock version of every file we replace.
-	for entry in "${OVERLAY[@]}"; do
-		dst=${entry#*:}
-		if [ -e "$TREE/$dst" ]; then
-			mkdir -p "$(dirname "$PRISTINE/$dst")"
-			cp -p "$TREE/$dst" "$PRISTINE/$dst"
-		fi
-	done
 	echo "$want" >"$TREE/.ib_cm-unpacked"
 }
 
-# Put our files in place; where we have none, the stock file comes back
-# (or the file goes, if the tree had none).  Unchanged files keep their
-# time stamps so that kbuild rebuilds only what changed.
-lay_over() {
-	local entry from dst
-	for entry in "${OVERLAY[@]}"; do
-		from=${entry%%:*}
-		dst=${entry#*:}
-		if [ -f "$SRC/$from" ]; then
-			if ! cmp -s "$SRC/$from" "$TREE/$dst"; then
-				mkdir -p "$(dirname "$TREE/$dst")"
-				cp "$SRC/$from" "$TREE/$dst"
-			fi
-		elif [ -f "$PRISTINE/$dst" ]; then
-			cmp -s "$PRISTINE/$dst" "$TREE/$dst" ||
-				cp -p "$PRISTINE/$dst" "$TREE/$dst"
+# The files a series touches, one path per line.
+series_files() {
+	sed -n 's@^+++ b/@@p; s@^--- a/@@p' "$@" | sort -u
+}
+
+# Apply exactly the series "make patch" writes (tools/testing/patch) to the
+# tree: first every file the last application touched goes back to its
+# stock version (from mkpatch.sh's copies), then the patches go on.  Files
+# that come out as they were last time keep their time stamps, so that
+# kbuild rebuilds only what changed.
+apply_series() {
+	local base f
+	"$PATCH_DIR/mkpatch.sh" "$SERIES" >/dev/null
+	base=$IBCM_CACHE/patch/base-$SRC_SERIES
+	# Files an older harness laid over the tree, never part of Linux.
+	rm -rf "$TREE/drivers/infiniband/core/Kbuild" \
+		"$TREE/drivers/infiniband/core/include"
+	mkdir -p "$APPLIED"
+	touch "$APPLIED/.list"
+	series_files "$SERIES"/*.patch >>"$APPLIED/.list"
+	sort -u -o "$APPLIED/.list" "$APPLIED/.list"
+	while IFS= read -r f; do
+		if [ -f "$base/$f" ]; then
+			cp "$base/$f" "$TREE/$f"
 		else
-			rm -f "$TREE/$dst"
+			rm -f "$TREE/$f"
 		fi
+	done <"$APPLIED/.list"
+	for f in "$SERIES"/*.patch; do
+		patch -s -p1 -N -r - --no-backup-if-mismatch -d "$TREE" <"$f" || {
+			log "${f##*/} does not apply to $TREE"
+			exit 1
+		}
 	done
+	series_files "$SERIES"/*.patch >"$APPLIED/.list"
+	while IFS= read -r f; do
+		if [ ! -e "$TREE/$f" ]; then
+			rm -f "$APPLIED/$f"
+		elif cmp -s "$TREE/$f" "$APPLIED/$f"; then
+			touch -r "$APPLIED/$f" "$TREE/$f"
+		else
+			mkdir -p "$(dirname "$APPLIED/$f")"
+			cp -p "$TREE/$f" "$APPLIED/$f"
+		fi
+	done <"$APPLIED/.list"
+	set -- "$SERIES"/*.patch
+	log "applied the $# patches of make patch to $TREE"
 }
 
 mkdir -p "$CACHE"
@@ -130,7 +140,7 @@ exec 9>"$CACHE/.lock"
 flock 9
 
 unpack_tree
-lay_over
+apply_series
 mkdir -p "$BUILD"
 if [ -n "$debug" ]; then
 	# Copies, so that Python's byte code lands in the cache.
