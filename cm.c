@@ -59,6 +59,7 @@
 #include <linux/list.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/ratelimit.h>
 #include <linux/rbtree.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -815,11 +816,11 @@ static struct cm_id_priv *cm_alloc_id(struct ib_device *device,
 	if (!p)
 		return ERR_PTR(-ENOMEM);
 
+	/* Zeroed: every id starts in IDLE and LAP_UNINIT. */
+	BUILD_BUG_ON(IB_CM_IDLE != 0 || IB_CM_LAP_UNINIT != 0);
 	p->id.device = device;
 	p->id.cm_handler = handler;
 	p->id.context = context;
-	p->id.state = IB_CM_IDLE;
-	p->id.lap_state = IB_CM_LAP_UNINIT;
 	p->id.remote_cm_qpn = 1;
 	spin_lock_init(&p->lock);
 	refcount_set(&p->refcount, 1);
@@ -1089,6 +1090,181 @@ static struct cm_id_priv *cm_insert_sidr(struct cm_id_priv *p)
 	rb_link_node(&p->sidr_node, parent, link);
 	rb_insert_color(&p->sidr_node, &cm.sidr_tree);
 	return NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * The state machine
+ *
+ * An id has two state variables of the public struct ib_cm_id: state and
+ * lap_state.  Every change of either goes through cm_change_state(), with
+ * the id's lock held and the cause of the change (enum cm_cause, in the
+ * IBTA's terms).  These two tables are every legal change; one that is
+ * not in them is a bug of this file: it is warned about, made anyway (so
+ * that the code around it stays consistent), and traced like the others
+ * (icm_state).  Documentation/infiniband/ib_cm.rst has the same tables
+ * with what is sent and delivered for each row; tools/testing/man checks
+ * that the two agree.
+ */
+
+struct cm_transition {
+	u8 from;
+	u8 to;
+	u8 cause;
+};
+
+#define CM_T(from, to, cause)	{ IB_CM_##from, IB_CM_##to, CM_##cause }
+
+static const struct cm_transition cm_state_table[] = {
+	/* listening */
+	CM_T(IDLE, LISTEN, LISTEN),
+	/* the active side */
+	CM_T(IDLE, REQ_SENT, SEND_REQ),
+	CM_T(REQ_SENT, MRA_REQ_RCVD, RECV_MRA),
+	CM_T(REQ_SENT, REP_RCVD, RECV_REP),
+	CM_T(MRA_REQ_RCVD, REP_RCVD, RECV_REP),
+	CM_T(REQ_SENT, IDLE, TIMEOUT),
+	CM_T(MRA_REQ_RCVD, IDLE, TIMEOUT),
+	CM_T(REP_RCVD, MRA_REP_SENT, PREPARE_MRA),
+	CM_T(REP_RCVD, ESTABLISHED, SEND_RTU),
+	CM_T(MRA_REP_SENT, ESTABLISHED, SEND_RTU),
+	/* the passive side */
+	CM_T(IDLE, REQ_RCVD, RECV_REQ),
+	CM_T(REQ_RCVD, IDLE, DROP),
+	CM_T(REQ_RCVD, MRA_REQ_SENT, PREPARE_MRA),
+	CM_T(REQ_RCVD, REP_SENT, SEND_REP),
+	CM_T(MRA_REQ_SENT, REP_SENT, SEND_REP),
+	CM_T(REP_SENT, MRA_REP_RCVD, RECV_MRA),
+	CM_T(REP_SENT, ESTABLISHED, RECV_RTU),
+	CM_T(MRA_REP_RCVD, ESTABLISHED, RECV_RTU),
+	CM_T(REP_SENT, ESTABLISHED, COMM_EST),
+	CM_T(MRA_REP_RCVD, ESTABLISHED, COMM_EST),
+	CM_T(REP_SENT, IDLE, TIMEOUT),
+	CM_T(MRA_REP_RCVD, IDLE, TIMEOUT),
+	/* rejecting */
+	CM_T(REQ_SENT, IDLE, SEND_REJ),
+	CM_T(MRA_REQ_RCVD, IDLE, SEND_REJ),
+	CM_T(REQ_RCVD, IDLE, SEND_REJ),
+	CM_T(MRA_REQ_SENT, IDLE, SEND_REJ),
+	CM_T(REP_RCVD, IDLE, SEND_REJ),
+	CM_T(MRA_REP_SENT, IDLE, SEND_REJ),
+	CM_T(REP_SENT, TIMEWAIT, SEND_REJ),
+	CM_T(MRA_REP_RCVD, TIMEWAIT, SEND_REJ),
+	CM_T(REQ_SENT, IDLE, RECV_REJ),
+	CM_T(MRA_REQ_RCVD, IDLE, RECV_REJ),
+	CM_T(REQ_RCVD, IDLE, RECV_REJ),
+	CM_T(MRA_REQ_SENT, IDLE, RECV_REJ),
+	CM_T(REP_SENT, IDLE, RECV_REJ),
+	CM_T(MRA_REP_RCVD, IDLE, RECV_REJ),
+	CM_T(REQ_SENT, TIMEWAIT, RECV_REJ),
+	CM_T(MRA_REQ_RCVD, TIMEWAIT, RECV_REJ),
+	CM_T(REQ_RCVD, TIMEWAIT, RECV_REJ),
+	CM_T(MRA_REQ_SENT, TIMEWAIT, RECV_REJ),
+	CM_T(REP_SENT, TIMEWAIT, RECV_REJ),
+	CM_T(MRA_REP_RCVD, TIMEWAIT, RECV_REJ),
+	CM_T(REP_RCVD, TIMEWAIT, RECV_REJ),
+	CM_T(MRA_REP_SENT, TIMEWAIT, RECV_REJ),
+	CM_T(DREQ_SENT, TIMEWAIT, RECV_REJ),
+	CM_T(ESTABLISHED, TIMEWAIT, RECV_REJ),
+	/* disconnecting */
+	CM_T(ESTABLISHED, DREQ_SENT, SEND_DREQ),
+	CM_T(ESTABLISHED, TIMEWAIT, SEND_DREQ),
+	CM_T(ESTABLISHED, DREQ_SENT, STALE_CONN),
+	CM_T(ESTABLISHED, TIMEWAIT, STALE_CONN),
+	CM_T(ESTABLISHED, DREQ_RCVD, RECV_DREQ),
+	CM_T(REP_SENT, DREQ_RCVD, RECV_DREQ),
+	CM_T(MRA_REP_RCVD, DREQ_RCVD, RECV_DREQ),
+	CM_T(DREQ_SENT, DREQ_RCVD, RECV_DREQ),
+	CM_T(DREQ_RCVD, TIMEWAIT, SEND_DREP),
+	CM_T(DREQ_SENT, TIMEWAIT, RECV_DREP),
+	CM_T(DREQ_RCVD, TIMEWAIT, RECV_DREP),
+	CM_T(DREQ_SENT, TIMEWAIT, TIMEOUT),
+	CM_T(TIMEWAIT, IDLE, TIMEWAIT_END),
+	/* service ID resolution */
+	CM_T(IDLE, SIDR_REQ_SENT, SEND_SIDR_REQ),
+	CM_T(SIDR_REQ_SENT, IDLE, RECV_SIDR_REP),
+	CM_T(SIDR_REQ_SENT, IDLE, TIMEOUT),
+	CM_T(IDLE, SIDR_REQ_RCVD, RECV_SIDR_REQ),
+	CM_T(SIDR_REQ_RCVD, IDLE, DROP),
+	CM_T(SIDR_REQ_RCVD, IDLE, SEND_SIDR_REP),
+	/* destroying: ib_destroy_cm_id(), or a handler returning non-zero */
+	CM_T(LISTEN, IDLE, DESTROY),
+	CM_T(SIDR_REQ_SENT, IDLE, DESTROY),
+	CM_T(SIDR_REQ_RCVD, IDLE, DESTROY),
+	CM_T(REQ_SENT, IDLE, DESTROY),
+	CM_T(MRA_REQ_RCVD, IDLE, DESTROY),
+	CM_T(REQ_RCVD, IDLE, DESTROY),
+	CM_T(MRA_REQ_SENT, IDLE, DESTROY),
+	CM_T(REP_RCVD, IDLE, DESTROY),
+	CM_T(MRA_REP_SENT, IDLE, DESTROY),
+	CM_T(REP_SENT, TIMEWAIT, DESTROY),
+	CM_T(MRA_REP_RCVD, TIMEWAIT, DESTROY),
+	CM_T(ESTABLISHED, TIMEWAIT, DESTROY),
+	CM_T(ESTABLISHED, IDLE, DESTROY),
+	CM_T(DREQ_RCVD, TIMEWAIT, DESTROY),
+	CM_T(DREQ_SENT, TIMEWAIT, DESTROY),
+};
+
+static const struct cm_transition cm_lap_table[] = {
+	CM_T(LAP_UNINIT, LAP_RCVD, RECV_LAP),
+	CM_T(LAP_IDLE, LAP_RCVD, RECV_LAP),
+	CM_T(LAP_RCVD, MRA_LAP_SENT, PREPARE_MRA),
+	CM_T(LAP_UNINIT, LAP_IDLE, PATH_MIG),
+	CM_T(LAP_IDLE, LAP_IDLE, PATH_MIG),
+	CM_T(LAP_SENT, MRA_LAP_RCVD, RECV_MRA),
+	CM_T(LAP_SENT, LAP_IDLE, RECV_APR),
+	CM_T(MRA_LAP_RCVD, LAP_IDLE, RECV_APR),
+};
+
+/* The same tables as bit masks: bit TO of [cause][from] is a legal row. */
+static u16 cm_state_legal[CM_CAUSES][IB_CM_SIDR_REQ_RCVD + 1];
+static u16 cm_lap_legal[CM_CAUSES][IB_CM_MRA_LAP_RCVD + 1];
+
+static void cm_init_transitions(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cm_state_table); i++) {
+		const struct cm_transition *t = &cm_state_table[i];
+
+		cm_state_legal[t->cause][t->from] |= BIT(t->to);
+	}
+	for (i = 0; i < ARRAY_SIZE(cm_lap_table); i++) {
+		const struct cm_transition *t = &cm_lap_table[i];
+
+		cm_lap_legal[t->cause][t->from] |= BIT(t->to);
+	}
+}
+
+/* Change @p's state (or, with @lap, its lap_state) to @to for @cause. */
+static void cm_change_state(struct cm_id_priv *p, bool lap, unsigned int to,
+			    enum cm_cause cause)
+{
+	unsigned int from = lap ? (unsigned int)p->id.lap_state :
+				  (unsigned int)p->id.state;
+	u16 legal = lap ? cm_lap_legal[cause][from] : cm_state_legal[cause][from];
+
+	lockdep_assert_held(&p->lock);
+	WARN_RATELIMIT(!(legal & BIT(to)),
+		       "ib_cm: illegal %s change %u -> %u (cause %u) of id %08x\n",
+		       lap ? "lap_state" : "state", from, to, cause,
+		       be32_to_cpu(p->id.local_id));
+	trace_icm_state(&p->id, lap, from, to, cause);
+	if (lap)
+		WRITE_ONCE(p->id.lap_state, to);
+	else
+		WRITE_ONCE(p->id.state, to);
+}
+
+static void cm_set_state(struct cm_id_priv *p, enum ib_cm_state to,
+			 enum cm_cause cause)
+{
+	cm_change_state(p, false, to, cause);
+}
+
+static void cm_set_lap_state(struct cm_id_priv *p, enum ib_cm_lap_state to,
+			     enum cm_cause cause)
+{
+	cm_change_state(p, true, to, cause);
 }
 
 /* ---------------------------------------------------------------------
@@ -1402,6 +1578,10 @@ static void cm_post_resent(struct ib_mad_send_buf *msg)
  */
 
 static void cm_destroy(struct cm_id_priv *p, int err);
+static void cm_disconnect_stale(struct cm_id_priv *old);
+static int cm_send_sidr_rep_locked(struct cm_id_priv *p,
+				   struct ib_cm_sidr_rep_param *param,
+				   enum cm_cause cause);
 
 /*
  * Call @p's handler for @event, unless the id was destroyed.  Runs on
@@ -1441,10 +1621,9 @@ static void cm_deliver(struct cm_id_priv *p, struct ib_cm_event *event)
  */
 
 /* Back to IDLE: forget the peer.  p->lock held. */
-static void cm_reset_to_idle(struct cm_id_priv *p)
+static void cm_reset_to_idle(struct cm_id_priv *p, enum cm_cause cause)
 {
-	lockdep_assert_held(&p->lock);
-	p->id.state = IB_CM_IDLE;
+	cm_set_state(p, IB_CM_IDLE, cause);
 	cm_unlink_remote(p);
 }
 
@@ -1453,14 +1632,13 @@ static void cm_reset_to_idle(struct cm_id_priv *p)
  * once (the stale check forgets it), but the comm IDs stay known so that
  * late duplicates are answered.  p->lock held.
  */
-static void cm_enter_timewait(struct cm_id_priv *p)
+static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 {
 	unsigned long delay = 0;
 	unsigned long flags;
 
-	lockdep_assert_held(&p->lock);
 	cm_cancel_msg(p);
-	p->id.state = IB_CM_TIMEWAIT;
+	cm_set_state(p, IB_CM_TIMEWAIT, cause);
 
 	spin_lock_irqsave(&cm.lock, flags);
 	cm_unlink_node(&p->remote_qp_node, &cm.remote_qp_tree);
@@ -1483,7 +1661,7 @@ static void cm_timewait_expired(struct work_struct *work)
 
 	spin_lock_irq(&p->lock);
 	if (p->id.state == IB_CM_TIMEWAIT) {
-		cm_reset_to_idle(p);
+		cm_reset_to_idle(p, CM_TIMEWAIT_END);
 		notify = true;
 	}
 	spin_unlock_irq(&p->lock);
@@ -1661,7 +1839,7 @@ static struct cm_id_priv *cm_match_req(struct cm_work *work,
 		cm_issue_rej(work->port, work->recv_wc, IB_CM_REJ_STALE_CONN,
 			     CM_MSG_RESPONSE_REQ, 0, be32_to_cpu(p->id.remote_id));
 		if (old) {
-			ib_send_cm_dreq(&old->id, NULL, 0);
+			cm_disconnect_stale(old);
 			cm_put_id(old);
 		}
 		return NULL;
@@ -1782,6 +1960,20 @@ static void cm_format_req_event(struct cm_work *work, struct cm_id_priv *p,
 }
 
 /*
+ * A new id that its consumer never saw goes (whatever the peer had to be
+ * told has been sent).
+ */
+static void cm_drop_new(struct cm_id_priv *p)
+{
+	spin_lock_irq(&p->lock);
+	if (p->id.state != IB_CM_IDLE)
+		cm_set_state(p, IB_CM_IDLE, CM_DROP);
+	p->destroyed = true;
+	spin_unlock_irq(&p->lock);
+	cm_put_id(p);
+}
+
+/*
  * Hand a new id to the consumer through its listener's handler.  The
  * listener counts as being in a callback meanwhile, so destroying it
  * waits for this to finish.
@@ -1842,7 +2034,9 @@ static void cm_recv_req(struct cm_work *work)
 	p->retry_count = IBA_GET(CM_REQ_RETRY_COUNT, req);
 	p->rnr_retry_count = IBA_GET(CM_REQ_RNR_RETRY_COUNT, req);
 	p->qp_type = cm_req_qp_type(req);
-	p->id.state = IB_CM_REQ_RCVD;
+	spin_lock_irq(&p->lock);
+	cm_set_state(p, IB_CM_REQ_RCVD, CM_RECV_REQ);
+	spin_unlock_irq(&p->lock);
 
 	if (cm_av_from_wc(&p->av, work->port, work->recv_wc)) {
 		cm_count_drop(work->port, CM_DROP_FIELD);
@@ -1865,9 +2059,7 @@ static void cm_recv_req(struct cm_work *work)
 	return;
 
 free:
-	p->id.state = IB_CM_IDLE;
-	p->destroyed = true;
-	cm_put_id(p);
+	cm_drop_new(p);
 }
 
 /* ---------------------------------------------------------------------
@@ -1882,12 +2074,17 @@ static __be32 cm_rep_qpn(struct cm_rep_msg *rep, enum ib_qp_type qp_type)
 	return cpu_to_be32(IBA_GET(CM_REP_LOCAL_QPN, rep));
 }
 
-/* A REP for a connection that is past it: resend what answered it. */
+/*
+ * A REP for a connection that is past it (REP_RCVD, MRA_REP_SENT or
+ * ESTABLISHED): resend what answered it, if we answered it yet.
+ */
 static void cm_dup_rep(struct cm_work *work, struct cm_id_priv *p)
 {
 	struct ib_mad_send_buf *msg;
 
 	cm_count(work->port, CM_RECV_DUPLICATES, CM_REP_ATTR_ID, 1);
+	if (READ_ONCE(p->id.state) == IB_CM_REP_RCVD)
+		return;
 	msg = cm_alloc_response(work->port, work->recv_wc);
 	if (IS_ERR(msg))
 		return;
@@ -1955,30 +2152,20 @@ static void cm_recv_rep(struct cm_work *work)
 	}
 
 	spin_lock_irq(&p->lock);
-	switch (p->id.state) {
-	case IB_CM_REQ_SENT:
-	case IB_CM_MRA_REQ_RCVD:
-		break;
-	case IB_CM_REP_RCVD:
-		if (p->id.remote_id == remote_id) {
-			spin_unlock_irq(&p->lock);
-			cm_count(work->port, CM_RECV_DUPLICATES, CM_REP_ATTR_ID,
-				 1);
-			goto out;
-		}
-		fallthrough;
-	case IB_CM_ESTABLISHED:
-	case IB_CM_MRA_REP_SENT:
-		if (p->id.remote_id == remote_id) {
-			spin_unlock_irq(&p->lock);
-			cm_dup_rep(work, p);
-			goto out;
-		}
-		fallthrough;
-	default:
-		trace_icm_rep_unknown_err(be32_to_cpu(p->id.local_id),
-					  be32_to_cpu(remote_id), p->id.state);
+	if (p->id.state != IB_CM_REQ_SENT && p->id.state != IB_CM_MRA_REQ_RCVD) {
+		/* Past the REP, from the same peer: a repeat. */
+		bool dup = p->id.remote_id == remote_id &&
+			   (p->id.state == IB_CM_REP_RCVD ||
+			    p->id.state == IB_CM_MRA_REP_SENT ||
+			    p->id.state == IB_CM_ESTABLISHED);
+
+		if (!dup)
+			trace_icm_rep_unknown_err(be32_to_cpu(p->id.local_id),
+						  be32_to_cpu(remote_id),
+						  p->id.state);
 		spin_unlock_irq(&p->lock);
+		if (dup)
+			cm_dup_rep(work, p);
 		goto out;
 	}
 
@@ -2010,7 +2197,7 @@ static void cm_recv_rep(struct cm_work *work)
 			     IBA_GET(CM_REP_REMOTE_COMM_ID, rep),
 			     be32_to_cpu(remote_id));
 		if (old) {
-			ib_send_cm_dreq(&old->id, NULL, 0);
+			cm_disconnect_stale(old);
 			cm_put_id(old);
 		}
 		goto out;
@@ -2018,7 +2205,7 @@ static void cm_recv_rep(struct cm_work *work)
 	spin_unlock(&cm.lock);
 
 	cm_cancel_msg(p);
-	p->id.state = IB_CM_REP_RCVD;
+	cm_set_state(p, IB_CM_REP_RCVD, CM_RECV_REP);
 	p->sq_psn = cpu_to_be32(IBA_GET(CM_REP_STARTING_PSN, rep));
 	p->initiator_depth = IBA_GET(CM_REP_RESPONDER_RESOURCES, rep);
 	p->responder_resources = IBA_GET(CM_REP_INITIATOR_DEPTH, rep);
@@ -2064,7 +2251,7 @@ static void cm_recv_rtu(struct cm_work *work)
 		goto out;
 	}
 	cm_cancel_msg(p);
-	p->id.state = IB_CM_ESTABLISHED;
+	cm_set_state(p, IB_CM_ESTABLISHED, CM_RECV_RTU);
 	spin_unlock_irq(&p->lock);
 	event.private_data = IBA_GET_MEM_PTR(CM_RTU_PRIVATE_DATA, rtu);
 	cm_deliver(p, &event);
@@ -2100,13 +2287,13 @@ static void cm_recv_mra(struct cm_work *work)
 		if (mraed != CM_MSG_RESPONSE_REQ || !p->msg ||
 		    cm_tp_modify(p->msg, timeout))
 			goto drop;
-		p->id.state = IB_CM_MRA_REQ_RCVD;
+		cm_set_state(p, IB_CM_MRA_REQ_RCVD, CM_RECV_MRA);
 		break;
 	case IB_CM_REP_SENT:
 		if (mraed != CM_MSG_RESPONSE_REP || !p->msg ||
 		    cm_tp_modify(p->msg, timeout))
 			goto drop;
-		p->id.state = IB_CM_MRA_REP_RCVD;
+		cm_set_state(p, IB_CM_MRA_REP_RCVD, CM_RECV_MRA);
 		break;
 	case IB_CM_ESTABLISHED:
 		if (mraed != CM_MSG_RESPONSE_OTHER ||
@@ -2116,7 +2303,7 @@ static void cm_recv_mra(struct cm_work *work)
 				goto dup;
 			goto drop;
 		}
-		p->id.lap_state = IB_CM_MRA_LAP_RCVD;
+		cm_set_lap_state(p, IB_CM_MRA_LAP_RCVD, CM_RECV_MRA);
 		break;
 	case IB_CM_MRA_REQ_RCVD:
 	case IB_CM_MRA_REP_RCVD:
@@ -2195,19 +2382,19 @@ static void cm_recv_rej(struct cm_work *work)
 	case IB_CM_MRA_REQ_SENT:
 		cm_cancel_msg(p);
 		if (reason == IB_CM_REJ_STALE_CONN)
-			cm_enter_timewait(p);
+			cm_enter_timewait(p, CM_RECV_REJ);
 		else
-			cm_reset_to_idle(p);
+			cm_reset_to_idle(p, CM_RECV_REJ);
 		break;
 	case IB_CM_REP_RCVD:
 	case IB_CM_MRA_REP_SENT:
 	case IB_CM_DREQ_SENT:
-		cm_enter_timewait(p);
+		cm_enter_timewait(p, CM_RECV_REJ);
 		break;
 	case IB_CM_ESTABLISHED:
 		if (p->id.lap_state == IB_CM_LAP_UNINIT ||
 		    p->id.lap_state == IB_CM_LAP_IDLE) {
-			cm_enter_timewait(p);
+			cm_enter_timewait(p, CM_RECV_REJ);
 			break;
 		}
 		fallthrough;
@@ -2296,7 +2483,7 @@ static void cm_recv_dreq(struct cm_work *work)
 		trace_icm_dreq_unknown_err(&p->id);
 		goto out;
 	}
-	p->id.state = IB_CM_DREQ_RCVD;
+	cm_set_state(p, IB_CM_DREQ_RCVD, CM_RECV_DREQ);
 	p->tid = dreq->hdr.tid;
 	spin_unlock_irq(&p->lock);
 	event.private_data = IBA_GET_MEM_PTR(CM_DREQ_PRIVATE_DATA, dreq);
@@ -2326,7 +2513,7 @@ static void cm_recv_drep(struct cm_work *work)
 		spin_unlock_irq(&p->lock);
 		goto out;
 	}
-	cm_enter_timewait(p);
+	cm_enter_timewait(p, CM_RECV_DREP);
 	spin_unlock_irq(&p->lock);
 	event.private_data = IBA_GET_MEM_PTR(CM_DREP_PRIVATE_DATA, drep);
 	cm_deliver(p, &event);
@@ -2355,7 +2542,9 @@ static void cm_recv_sidr_req(struct cm_work *work)
 	p->id.remote_id = cpu_to_be32(IBA_GET(CM_SIDR_REQ_REQUESTID, req));
 	p->id.service_id = cpu_to_be64(IBA_GET(CM_SIDR_REQ_SERVICEID, req));
 	p->tid = req->hdr.tid;
-	p->id.state = IB_CM_SIDR_REQ_RCVD;
+	spin_lock_irq(&p->lock);
+	cm_set_state(p, IB_CM_SIDR_REQ_RCVD, CM_RECV_SIDR_REQ);
+	spin_unlock_irq(&p->lock);
 	if (wc->wc_flags & IB_WC_GRH)
 		p->sidr_gid = work->recv_wc->recv_buf.grh->sgid;
 	else
@@ -2378,7 +2567,9 @@ static void cm_recv_sidr_req(struct cm_work *work)
 	if (!listen) {
 		struct ib_cm_sidr_rep_param rep = { .status = IB_SIDR_UNSUPPORTED };
 
-		ib_send_cm_sidr_rep(&p->id, &rep);
+		spin_lock_irq(&p->lock);
+		cm_send_sidr_rep_locked(p, &rep, CM_DROP);
+		spin_unlock_irq(&p->lock);
 		goto free;
 	}
 
@@ -2395,9 +2586,7 @@ static void cm_recv_sidr_req(struct cm_work *work)
 	return;
 
 free:
-	p->id.state = IB_CM_IDLE;
-	p->destroyed = true;
-	cm_put_id(p);
+	cm_drop_new(p);
 }
 
 static void cm_recv_sidr_rep(struct cm_work *work)
@@ -2427,7 +2616,7 @@ static void cm_recv_sidr_rep(struct cm_work *work)
 		goto out;
 	}
 	cm_cancel_msg(p);
-	p->id.state = IB_CM_IDLE;
+	cm_set_state(p, IB_CM_IDLE, CM_RECV_SIDR_REP);
 	spin_unlock_irq(&p->lock);
 
 	param->status = status;
@@ -2539,7 +2728,7 @@ static void cm_recv_lap(struct cm_work *work)
 		goto out;
 	}
 	cm_av_move(&p->alt_av, &alt_av);
-	p->id.lap_state = IB_CM_LAP_RCVD;
+	cm_set_lap_state(p, IB_CM_LAP_RCVD, CM_RECV_LAP);
 	p->tid = lap->hdr.tid;
 	spin_unlock_irq(&p->lock);
 	cm_av_release(&alt_av);
@@ -2582,7 +2771,7 @@ static void cm_recv_apr(struct cm_work *work)
 		spin_unlock_irq(&p->lock);
 		goto out;
 	}
-	p->id.lap_state = IB_CM_LAP_IDLE;
+	cm_set_lap_state(p, IB_CM_LAP_IDLE, CM_RECV_APR);
 	cm_cancel_msg(p);
 	spin_unlock_irq(&p->lock);
 
@@ -2617,19 +2806,19 @@ static void cm_process_send_error(struct cm_work *work)
 	p->msg = NULL;
 	switch (sent) {
 	case IB_CM_REQ_SENT:
-		cm_reset_to_idle(p);
+		cm_reset_to_idle(p, CM_TIMEOUT);
 		event.event = IB_CM_REQ_ERROR;
 		break;
 	case IB_CM_REP_SENT:
-		cm_reset_to_idle(p);
+		cm_reset_to_idle(p, CM_TIMEOUT);
 		event.event = IB_CM_REP_ERROR;
 		break;
 	case IB_CM_DREQ_SENT:
-		cm_enter_timewait(p);
+		cm_enter_timewait(p, CM_TIMEOUT);
 		event.event = IB_CM_DREQ_ERROR;
 		break;
 	case IB_CM_SIDR_REQ_SENT:
-		p->id.state = IB_CM_IDLE;
+		cm_set_state(p, IB_CM_IDLE, CM_TIMEOUT);
 		event.event = IB_CM_SIDR_REQ_ERROR;
 		break;
 	default:
@@ -2654,7 +2843,7 @@ static void cm_process_establish(struct cm_work *work)
 	spin_lock_irq(&p->lock);
 	if (p->id.state == IB_CM_REP_SENT || p->id.state == IB_CM_MRA_REP_RCVD) {
 		cm_cancel_msg(p);
-		p->id.state = IB_CM_ESTABLISHED;
+		cm_set_state(p, IB_CM_ESTABLISHED, CM_COMM_EST);
 		notify = true;
 	}
 	spin_unlock_irq(&p->lock);
@@ -2821,7 +3010,7 @@ static int cm_listen_locked(struct cm_id_priv *p, __be64 service_id)
 		return -EBUSY;
 	}
 	p->id.service_id = service_id;
-	p->id.state = IB_CM_LISTEN;
+	cm_set_state(p, IB_CM_LISTEN, CM_LISTEN);
 	p->listen_sharecount = 1;
 	cm_insert_listen(p);
 	return 0;
@@ -3087,7 +3276,7 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	trace_icm_send_req(&p->id);
 	ret = cm_post_tracked(p, msg, IB_CM_REQ_SENT);
 	if (!ret)
-		p->id.state = IB_CM_REQ_SENT;
+		cm_set_state(p, IB_CM_REQ_SENT, CM_SEND_REQ);
 unlock:
 	spin_unlock_irq(&p->lock);
 out:
@@ -3159,7 +3348,7 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 	ret = cm_post_tracked(p, msg, IB_CM_REP_SENT);
 	if (ret)
 		goto out;
-	p->id.state = IB_CM_REP_SENT;
+	cm_set_state(p, IB_CM_REP_SENT, CM_SEND_REP);
 	p->initiator_depth = param->initiator_depth;
 	p->responder_resources = param->responder_resources;
 	p->rq_psn = cpu_to_be32(param->starting_psn & 0xffffff);
@@ -3198,7 +3387,7 @@ int ib_send_cm_rtu(struct ib_cm_id *cm_id, const void *private_data,
 	trace_icm_send_rtu(&p->id);
 	ret = cm_post_oneshot(msg);
 	if (!ret)
-		p->id.state = IB_CM_ESTABLISHED;
+		cm_set_state(p, IB_CM_ESTABLISHED, CM_SEND_RTU);
 out:
 	spin_unlock_irqrestore(&p->lock, flags);
 	return ret;
@@ -3219,17 +3408,16 @@ static void cm_issue_dreq_once(struct cm_id_priv *p)
 	cm_post_oneshot(msg);
 }
 
-int ib_send_cm_dreq(struct ib_cm_id *cm_id, const void *private_data,
-		    u8 private_data_len)
+/*
+ * ESTABLISHED: send a retried DREQ, for @cause (the user, or the CM for a
+ * stale connection).  If it cannot be posted, go to timewait at once.
+ */
+static int cm_send_dreq(struct cm_id_priv *p, const void *data, u8 len,
+			enum cm_cause cause)
 {
-	struct cm_id_priv *p = to_priv(cm_id);
 	struct ib_mad_send_buf *msg;
 	unsigned long flags;
 	int ret;
-
-	if (!cm_data_fits(__func__, private_data, private_data_len,
-			  IB_CM_DREQ_PRIVATE_DATA_SIZE))
-		return -EINVAL;
 
 	spin_lock_irqsave(&p->lock, flags);
 	if (p->id.state != IB_CM_ESTABLISHED || p->destroyed) {
@@ -3242,40 +3430,62 @@ int ib_send_cm_dreq(struct ib_cm_id *cm_id, const void *private_data,
 	msg = cm_alloc_msg(p, false);
 	if (IS_ERR(msg)) {
 		ret = PTR_ERR(msg);
-		cm_enter_timewait(p);
+		cm_enter_timewait(p, cause);
 		goto out;
 	}
-	cm_format_dreq(msg->mad, p, private_data, private_data_len);
+	cm_format_dreq(msg->mad, p, data, len);
 	trace_icm_send_dreq(&p->id);
 	ret = cm_post_tracked(p, msg, IB_CM_DREQ_SENT);
 	if (ret) {
-		cm_enter_timewait(p);
+		cm_enter_timewait(p, cause);
 		goto out;
 	}
-	p->id.state = IB_CM_DREQ_SENT;
+	cm_set_state(p, IB_CM_DREQ_SENT, cause);
 out:
 	spin_unlock_irqrestore(&p->lock, flags);
 	return ret;
 }
+
+int ib_send_cm_dreq(struct ib_cm_id *cm_id, const void *private_data,
+		    u8 private_data_len)
+{
+	if (!cm_data_fits(__func__, private_data, private_data_len,
+			  IB_CM_DREQ_PRIVATE_DATA_SIZE))
+		return -EINVAL;
+	return cm_send_dreq(to_priv(cm_id), private_data, private_data_len,
+			    CM_SEND_DREQ);
+}
 EXPORT_SYMBOL(ib_send_cm_dreq);
 
-/* DREQ_RCVD: answer with a DREP and enter timewait.  p->lock held. */
-static int cm_send_drep_locked(struct cm_id_priv *p, const void *data, u8 len)
+/*
+ * A new connection came from a remote QP that @old still believes to be
+ * its peer: @old is stale, and is disconnected if it is established.
+ */
+static void cm_disconnect_stale(struct cm_id_priv *old)
+{
+	cm_send_dreq(old, NULL, 0, CM_STALE_CONN);
+}
+
+/*
+ * DREQ_RCVD: answer with a DREP and enter timewait, for @cause (the
+ * user's DREP, or destroy).  p->lock held.
+ */
+static int cm_send_drep_locked(struct cm_id_priv *p, const void *data, u8 len,
+			       enum cm_cause cause)
 {
 	struct ib_mad_send_buf *msg;
 	int ret;
 
-	lockdep_assert_held(&p->lock);
 	msg = cm_alloc_msg(p, false);
 	if (IS_ERR(msg)) {
-		cm_enter_timewait(p);
+		cm_enter_timewait(p, cause);
 		return PTR_ERR(msg);
 	}
 	cm_format_drep(msg->mad, p->id.local_id, p->id.remote_id,
 		       p->tid, data, len);
 	trace_icm_send_drep(&p->id);
 	ret = cm_post_oneshot(msg);
-	cm_enter_timewait(p);
+	cm_enter_timewait(p, cause);
 	return ret;
 }
 
@@ -3295,7 +3505,8 @@ int ib_send_cm_drep(struct ib_cm_id *cm_id, const void *private_data,
 		trace_icm_send_drep_err(&p->id);
 		ret = -EINVAL;
 	} else {
-		ret = cm_send_drep_locked(p, private_data, private_data_len);
+		ret = cm_send_drep_locked(p, private_data, private_data_len,
+					  CM_SEND_DREP);
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
 	return ret;
@@ -3330,14 +3541,14 @@ int ib_send_cm_rej(struct ib_cm_id *cm_id, enum ib_cm_rej_reason reason,
 		cm_cancel_msg(p);
 		cm_send_rej_locked(p, reason, ari, ari_length, private_data,
 				   private_data_len);
-		cm_reset_to_idle(p);
+		cm_reset_to_idle(p, CM_SEND_REJ);
 		break;
 	case IB_CM_REP_SENT:
 	case IB_CM_MRA_REP_RCVD:
 		cm_cancel_msg(p);
 		cm_send_rej_locked(p, reason, ari, ari_length, private_data,
 				   private_data_len);
-		cm_enter_timewait(p);
+		cm_enter_timewait(p, CM_SEND_REJ);
 		break;
 	default:
 		trace_icm_send_unknown_rej_err(&p->id);
@@ -3359,14 +3570,14 @@ int ib_prepare_cm_mra(struct ib_cm_id *cm_id)
 	spin_lock_irqsave(&p->lock, flags);
 	switch (p->id.state) {
 	case IB_CM_REQ_RCVD:
-		p->id.state = IB_CM_MRA_REQ_SENT;
+		cm_set_state(p, IB_CM_MRA_REQ_SENT, CM_PREPARE_MRA);
 		break;
 	case IB_CM_REP_RCVD:
-		p->id.state = IB_CM_MRA_REP_SENT;
+		cm_set_state(p, IB_CM_MRA_REP_SENT, CM_PREPARE_MRA);
 		break;
 	case IB_CM_ESTABLISHED:
 		if (p->id.lap_state == IB_CM_LAP_RCVD) {
-			p->id.lap_state = IB_CM_MRA_LAP_SENT;
+			cm_set_lap_state(p, IB_CM_MRA_LAP_SENT, CM_PREPARE_MRA);
 			break;
 		}
 		fallthrough;
@@ -3429,7 +3640,7 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id,
 	trace_icm_send_sidr_req(&p->id);
 	ret = cm_post_tracked(p, msg, IB_CM_SIDR_REQ_SENT);
 	if (!ret)
-		p->id.state = IB_CM_SIDR_REQ_SENT;
+		cm_set_state(p, IB_CM_SIDR_REQ_SENT, CM_SEND_SIDR_REQ);
 unlock:
 	spin_unlock_irq(&p->lock);
 out:
@@ -3440,12 +3651,12 @@ EXPORT_SYMBOL(ib_send_cm_sidr_req);
 
 /* SIDR_REQ_RCVD: answer and return to IDLE.  p->lock held. */
 static int cm_send_sidr_rep_locked(struct cm_id_priv *p,
-				   struct ib_cm_sidr_rep_param *param)
+				   struct ib_cm_sidr_rep_param *param,
+				   enum cm_cause cause)
 {
 	struct ib_mad_send_buf *msg;
 	int ret;
 
-	lockdep_assert_held(&p->lock);
 	msg = cm_alloc_msg(p, false);
 	if (IS_ERR(msg)) {
 		ret = PTR_ERR(msg);
@@ -3454,8 +3665,7 @@ static int cm_send_sidr_rep_locked(struct cm_id_priv *p,
 		trace_icm_send_sidr_rep(&p->id);
 		ret = cm_post_oneshot(msg);
 	}
-	p->id.state = IB_CM_IDLE;
-	cm_unlink_remote(p);
+	cm_reset_to_idle(p, cause);
 	return ret;
 }
 
@@ -3476,7 +3686,7 @@ int ib_send_cm_sidr_rep(struct ib_cm_id *cm_id,
 	if (p->id.state != IB_CM_SIDR_REQ_RCVD)
 		ret = -EINVAL;
 	else
-		ret = cm_send_sidr_rep_locked(p, param);
+		ret = cm_send_sidr_rep_locked(p, param, CM_SEND_SIDR_REP);
 	spin_unlock_irqrestore(&p->lock, flags);
 	return ret;
 }
@@ -3518,16 +3728,16 @@ static void cm_destroy(struct cm_id_priv *p, int err)
 
 	switch (p->id.state) {
 	case IB_CM_LISTEN:
-		p->id.state = IB_CM_IDLE;
+		cm_set_state(p, IB_CM_IDLE, CM_DESTROY);
 		break;
 	case IB_CM_SIDR_REQ_SENT:
 		cm_cancel_msg(p);
-		p->id.state = IB_CM_IDLE;
+		cm_set_state(p, IB_CM_IDLE, CM_DESTROY);
 		break;
 	case IB_CM_SIDR_REQ_RCVD: {
 		struct ib_cm_sidr_rep_param rep = { .status = IB_SIDR_REJECT };
 
-		cm_send_sidr_rep_locked(p, &rep);
+		cm_send_sidr_rep_locked(p, &rep, CM_DESTROY);
 		break;
 	}
 	case IB_CM_REQ_SENT:
@@ -3536,7 +3746,7 @@ static void cm_destroy(struct cm_id_priv *p, int err)
 		guid = p->id.device->node_guid;
 		cm_send_rej_locked(p, IB_CM_REJ_TIMEOUT, &guid, sizeof(guid),
 				   NULL, 0);
-		cm_reset_to_idle(p);
+		cm_reset_to_idle(p, CM_DESTROY);
 		break;
 	case IB_CM_REQ_RCVD:
 	case IB_CM_MRA_REQ_SENT:
@@ -3545,28 +3755,28 @@ static void cm_destroy(struct cm_id_priv *p, int err)
 		if (err != -ENOMEM)
 			cm_send_rej_locked(p, IB_CM_REJ_CONSUMER_DEFINED, NULL,
 					   0, NULL, 0);
-		cm_reset_to_idle(p);
+		cm_reset_to_idle(p, CM_DESTROY);
 		break;
 	case IB_CM_REP_SENT:
 	case IB_CM_MRA_REP_RCVD:
 		cm_cancel_msg(p);
 		cm_send_rej_locked(p, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
 				   NULL, 0);
-		cm_enter_timewait(p);
+		cm_enter_timewait(p, CM_DESTROY);
 		break;
 	case IB_CM_ESTABLISHED:
 		if (p->qp_type == IB_QPT_XRC_TGT) {
-			cm_reset_to_idle(p);
+			cm_reset_to_idle(p, CM_DESTROY);
 			break;
 		}
 		cm_issue_dreq_once(p);
-		cm_enter_timewait(p);
+		cm_enter_timewait(p, CM_DESTROY);
 		break;
 	case IB_CM_DREQ_RCVD:
-		cm_send_drep_locked(p, NULL, 0);
+		cm_send_drep_locked(p, NULL, 0, CM_DESTROY);
 		break;
 	case IB_CM_DREQ_SENT:
-		cm_enter_timewait(p);
+		cm_enter_timewait(p, CM_DESTROY);
 		break;
 	case IB_CM_TIMEWAIT:
 	case IB_CM_IDLE:
@@ -3638,7 +3848,7 @@ int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event)
 		    (p->id.lap_state == IB_CM_LAP_UNINIT ||
 		     p->id.lap_state == IB_CM_LAP_IDLE)) {
 			swap(p->av, p->alt_av);
-			p->id.lap_state = IB_CM_LAP_IDLE;
+			cm_set_lap_state(p, IB_CM_LAP_IDLE, CM_PATH_MIG);
 		} else {
 			ret = -EINVAL;
 		}
@@ -4091,6 +4301,7 @@ static int __init ib_cm_init(void)
 	if (ret)
 		return ret;
 	cm.next_service_id = be64_to_cpu(IB_CM_ASSIGN_SERVICE_ID);
+	cm_init_transitions();
 	cm_init_counter_groups();
 
 	cm.wq = alloc_ordered_workqueue("ib_cm", WQ_MEM_RECLAIM);

@@ -9,6 +9,48 @@
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM ib_cma
 
+#ifndef _IB_CM_CAUSE_H
+#define _IB_CM_CAUSE_H
+/*
+ * Why the state of an id changes, in the IBTA's terms: a message sent by
+ * an API call or received, a timer, a notification, or the CM itself
+ * (CM_STALE_CONN: it disconnects a connection whose remote QP was reused;
+ * CM_DROP: it drops a new id before handing it over).  cm.c's transition
+ * tables are written in these, and icm_state records them.
+ */
+enum cm_cause {
+	CM_LISTEN,
+	CM_SEND_REQ,
+	CM_RECV_REQ,
+	CM_RECV_MRA,
+	CM_PREPARE_MRA,
+	CM_SEND_REJ,
+	CM_RECV_REJ,
+	CM_SEND_REP,
+	CM_RECV_REP,
+	CM_SEND_RTU,
+	CM_RECV_RTU,
+	CM_COMM_EST,
+	CM_SEND_DREQ,
+	CM_RECV_DREQ,
+	CM_STALE_CONN,
+	CM_SEND_DREP,
+	CM_RECV_DREP,
+	CM_SEND_SIDR_REQ,
+	CM_RECV_SIDR_REQ,
+	CM_SEND_SIDR_REP,
+	CM_RECV_SIDR_REP,
+	CM_RECV_LAP,
+	CM_RECV_APR,
+	CM_PATH_MIG,
+	CM_TIMEOUT,
+	CM_TIMEWAIT_END,
+	CM_DROP,
+	CM_DESTROY,
+	CM_CAUSES
+};
+#endif /* _IB_CM_CAUSE_H */
+
 #if !defined(_IB_CM_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _IB_CM_TRACE_H
 
@@ -33,6 +75,76 @@
 		{ IB_CM_TIMEWAIT, "TIMEWAIT" },				\
 		{ IB_CM_SIDR_REQ_SENT, "SIDR_REQ_SENT" },		\
 		{ IB_CM_SIDR_REQ_RCVD, "SIDR_REQ_RCVD" })
+
+#define cm_trace_lap_state_name(s)					\
+	__print_symbolic(s,						\
+		{ IB_CM_LAP_UNINIT, "LAP_UNINIT" },			\
+		{ IB_CM_LAP_IDLE, "LAP_IDLE" },				\
+		{ IB_CM_LAP_SENT, "LAP_SENT" },				\
+		{ IB_CM_LAP_RCVD, "LAP_RCVD" },				\
+		{ IB_CM_MRA_LAP_SENT, "MRA_LAP_SENT" },			\
+		{ IB_CM_MRA_LAP_RCVD, "MRA_LAP_RCVD" })
+
+#define cm_trace_cause_name(c)						\
+	__print_symbolic(c,						\
+		{ CM_LISTEN, "LISTEN" },				\
+		{ CM_SEND_REQ, "SEND_REQ" },				\
+		{ CM_RECV_REQ, "RECV_REQ" },				\
+		{ CM_RECV_MRA, "RECV_MRA" },				\
+		{ CM_PREPARE_MRA, "PREPARE_MRA" },			\
+		{ CM_SEND_REJ, "SEND_REJ" },				\
+		{ CM_RECV_REJ, "RECV_REJ" },				\
+		{ CM_SEND_REP, "SEND_REP" },				\
+		{ CM_RECV_REP, "RECV_REP" },				\
+		{ CM_SEND_RTU, "SEND_RTU" },				\
+		{ CM_RECV_RTU, "RECV_RTU" },				\
+		{ CM_COMM_EST, "COMM_EST" },				\
+		{ CM_SEND_DREQ, "SEND_DREQ" },				\
+		{ CM_RECV_DREQ, "RECV_DREQ" },				\
+		{ CM_STALE_CONN, "STALE_CONN" },			\
+		{ CM_SEND_DREP, "SEND_DREP" },				\
+		{ CM_RECV_DREP, "RECV_DREP" },				\
+		{ CM_SEND_SIDR_REQ, "SEND_SIDR_REQ" },			\
+		{ CM_RECV_SIDR_REQ, "RECV_SIDR_REQ" },			\
+		{ CM_SEND_SIDR_REP, "SEND_SIDR_REP" },			\
+		{ CM_RECV_SIDR_REP, "RECV_SIDR_REP" },			\
+		{ CM_RECV_LAP, "RECV_LAP" },				\
+		{ CM_RECV_APR, "RECV_APR" },				\
+		{ CM_PATH_MIG, "PATH_MIG" },				\
+		{ CM_TIMEOUT, "TIMEOUT" },				\
+		{ CM_TIMEWAIT_END, "TIMEWAIT_END" },			\
+		{ CM_DROP, "DROP" },					\
+		{ CM_DESTROY, "DESTROY" })
+
+/* Every change of an id's state or lap_state, with its cause. */
+TRACE_EVENT(icm_state,
+	    TP_PROTO(const struct ib_cm_id *cm_id, bool lap, unsigned int from,
+		     unsigned int to, enum cm_cause cause),
+	    TP_ARGS(cm_id, lap, from, to, cause),
+
+	    TP_STRUCT__entry(__field(u32, local_id)
+			     __field(u32, remote_id)
+			     __field(bool, lap)
+			     __field(u8, from)
+			     __field(u8, to)
+			     __field(u8, cause)),
+
+	    TP_fast_assign(__entry->local_id = be32_to_cpu(cm_id->local_id);
+			   __entry->remote_id = be32_to_cpu(cm_id->remote_id);
+			   __entry->lap = lap;
+			   __entry->from = from;
+			   __entry->to = to;
+			   __entry->cause = cause;),
+
+	    TP_printk("local_id=%u remote_id=%u %s %s -> %s cause=%s",
+		      __entry->local_id, __entry->remote_id,
+		      __entry->lap ? "lap_state" : "state",
+		      __entry->lap ? cm_trace_lap_state_name(__entry->from) :
+				     cm_trace_state_name(__entry->from),
+		      __entry->lap ? cm_trace_lap_state_name(__entry->to) :
+				     cm_trace_state_name(__entry->to),
+		      cm_trace_cause_name(__entry->cause))
+);
 
 /* Events about one cm_id; the id may be NULL when none was found. */
 DECLARE_EVENT_CLASS(icm_id_class,

@@ -9,7 +9,7 @@
 #    every page renders with man -l without a groff warning (man-db of
 #    the sid root if present);
 #  - Documentation/infiniband/ib_cm.rst is valid reStructuredText;
-#  - the state transition tables of that document match cm.c
+#  - the state transition tables of that document match those of cm.c
 #    (check_transitions.py).
 # Run from anywhere; exits non-zero if any check fails.
 set -uo pipefail
@@ -143,7 +143,7 @@ fi
 
 if [ -f "$rst" ]; then
 	if msgs=$(python3 "$IBCM_MAN_DIR/check_transitions.py" "$rst" cm.c \
-			include/rdma/ib_cm.h 2>&1); then
+			cm_trace.h include/rdma/ib_cm.h 2>&1); then
 		result ok "transition tables in $rst match cm.c" "$msgs"
 	else
 		result notok "transition tables in $rst match cm.c" "$msgs"
