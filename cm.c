@@ -176,6 +176,40 @@ struct cm_av {
 	u8 timeout;
 };
 
+/* What an input of an id is. */
+enum cm_input_kind {
+	CM_INPUT_RECV,		/* a received MAD (struct cm_work) */
+	CM_INPUT_SEND_ERROR,	/* a retried send failed or timed out */
+	CM_INPUT_ESTABLISH,	/* ib_cm_notify(IB_EVENT_COMM_EST) */
+	CM_INPUT_TIMEWAIT,	/* the timewait timer fired */
+};
+
+/**
+ * struct cm_input - something an id has to process, in arrival order
+ * @list: entry in the id's work_list (empty when not queued)
+ * @kind: what it is
+ *
+ * Received MADs come as a struct cm_work each; the other kinds can be
+ * pending at most once per id, and their input is part of the id, so
+ * that nothing on the timeout path depends on an allocation.
+ */
+struct cm_input {
+	struct list_head list;
+	enum cm_input_kind kind;
+};
+
+/**
+ * struct cm_work - a received MAD, queued on the id it is for
+ * @in: its place on the id's queue
+ * @port: the port it came in on
+ * @recv_wc: the MAD, returned to the MAD layer after processing
+ */
+struct cm_work {
+	struct cm_input in;
+	struct cm_port *port;
+	struct ib_mad_recv_wc *recv_wc;
+};
+
 /**
  * struct cm_id_priv - the CM's private part of a communication identifier
  * @id: the part consumers see
@@ -184,6 +218,15 @@ struct cm_av {
  * @cb_done: woken when a callback of this id returns
  * @cb_task: the task running this id's handler, or NULL
  * @destroyed: ib_destroy_cm_id() was called; no more callbacks
+ * @is_listener: the id listens (or listened) for REQs and SIDR_REQs
+ * @work_list: inputs waiting to be processed, in arrival order
+ * @work: processes @work_list on cm.wq, one input at a time
+ * @work_busy: @work is queued or running, or the id is being handed over;
+ *	a reference is held meanwhile
+ * @err_in: input for the failure of @msg
+ * @est_in: input for ib_cm_notify(IB_EVENT_COMM_EST)
+ * @tw_in: input for the end of timewait
+ * @tw_timer: ends timewait (holds a reference while pending)
  * @listen_node: entry in cm.listen_tree (state LISTEN)
  * @listen_sharecount: users of a listener shared by ib_cm_insert_listen(),
  *	protected by cm.lock
@@ -192,8 +235,10 @@ struct cm_av {
  * @remote_qp_node: entry in cm.remote_qp_tree, keyed by remote QPN and CA
  *	GUID, used to find stale connections
  * @sidr_node: entry in cm.sidr_tree while a received SIDR_REQ is pending
- * @timewait_work: ends timewait
  * @msg: the send that is retried until answered (REQ, REP, DREQ, SIDR_REQ)
+ * @msg_state: the state @msg was sent in
+ * @err_state: the state of the send that failed (for @err_in)
+ * @err_status: its completion status
  * @tid: transaction ID of the exchange this id takes part in
  * @av: primary path
  * @alt_av: alternate path (ah_attr is zero when there is none)
@@ -224,6 +269,15 @@ struct cm_id_priv {
 	wait_queue_head_t cb_done;
 	struct task_struct *cb_task;
 	bool destroyed;
+	bool is_listener;
+
+	struct list_head work_list;
+	struct work_struct work;
+	bool work_busy;
+	struct cm_input err_in;
+	struct cm_input est_in;
+	struct cm_input tw_in;
+	struct timer_list tw_timer;
 
 	struct rb_node listen_node;
 	int listen_sharecount;
@@ -231,8 +285,10 @@ struct cm_id_priv {
 	struct rb_node remote_qp_node;
 	struct rb_node sidr_node;
 
-	struct delayed_work timewait_work;
 	struct ib_mad_send_buf *msg;
+	enum ib_cm_state msg_state;
+	enum ib_cm_state err_state;
+	enum ib_wc_status err_status;
 	__be64 tid;
 
 	struct cm_av av;
@@ -258,34 +314,6 @@ struct cm_id_priv {
 	struct rcu_head rcu;
 };
 
-/* What a cm_work carries in. */
-enum cm_work_kind {
-	CM_WORK_RECV,		/* a received MAD */
-	CM_WORK_SEND_ERROR,	/* a retried send failed or timed out */
-	CM_WORK_ESTABLISH,	/* ib_cm_notify(IB_EVENT_COMM_EST) */
-};
-
-/**
- * struct cm_work - one input for the state machine
- * @work: queued on cm.wq
- * @kind: what happened
- * @port: port it happened on (receives)
- * @recv_wc: the received MAD, freed after processing
- * @cm_id_priv: the id concerned (send errors, establish), with a reference
- * @msg: the failed send (send errors), with its id reference
- * @status: completion status of the failed send
- * @path: primary and alternate path built from a REQ or LAP
- */
-struct cm_work {
-	struct work_struct work;
-	enum cm_work_kind kind;
-	struct cm_port *port;
-	struct ib_mad_recv_wc *recv_wc;
-	struct cm_id_priv *cm_id_priv;
-	struct ib_mad_send_buf *msg;
-	enum ib_wc_status status;
-	struct sa_path_rec path[2];
-};
 
 static struct {
 	spinlock_t lock;		/* devices and the four trees */
@@ -798,7 +826,14 @@ static void cm_put_id(struct cm_id_priv *p)
 		cm_free_id(p);
 }
 
-static void cm_timewait_expired(struct work_struct *work);
+static void cm_id_work(struct work_struct *work);
+static void cm_timewait_timer(struct timer_list *t);
+
+static void cm_init_input(struct cm_input *in, enum cm_input_kind kind)
+{
+	INIT_LIST_HEAD(&in->list);
+	in->kind = kind;
+}
 
 /*
  * Allocate an id and its local communication ID.  With @publish false the
@@ -829,7 +864,12 @@ static struct cm_id_priv *cm_alloc_id(struct ib_device *device,
 	RB_CLEAR_NODE(&p->remote_id_node);
 	RB_CLEAR_NODE(&p->remote_qp_node);
 	RB_CLEAR_NODE(&p->sidr_node);
-	INIT_DELAYED_WORK(&p->timewait_work, cm_timewait_expired);
+	INIT_LIST_HEAD(&p->work_list);
+	INIT_WORK(&p->work, cm_id_work);
+	cm_init_input(&p->err_in, CM_INPUT_SEND_ERROR);
+	cm_init_input(&p->est_in, CM_INPUT_ESTABLISH);
+	cm_init_input(&p->tw_in, CM_INPUT_TIMEWAIT);
+	timer_setup(&p->tw_timer, cm_timewait_timer, 0);
 
 	ret = xa_alloc_cyclic_irq(&cm.local_ids, &index, publish ? p : NULL,
 				  xa_limit_32b, &cm.local_id_next, gfp);
@@ -1012,10 +1052,49 @@ static bool cm_loopback_peer_alive(struct cm_id_priv *q)
  * Insert @p by remote QP.  Returns an id that holds the same remote QP and
  * is stale (the remote QP must have lost its old connection), or NULL.
  */
+/*
+ * An id other than @except that holds remote QP (@qpn, @guid) and is stale
+ * (its remote QP must have lost that connection), or NULL.
+ */
+static struct cm_id_priv *cm_find_stale(__be32 qpn, __be64 guid,
+					struct cm_id_priv *except)
+{
+	struct rb_node *n = cm.remote_qp_tree.rb_node, *first = NULL;
+
+	lockdep_assert_held(&cm.lock);
+	/* The leftmost entry of (qpn, guid); no local ID is zero. */
+	while (n) {
+		struct cm_id_priv *q = rb_entry(n, struct cm_id_priv,
+						remote_qp_node);
+
+		if (cm_remote_qp_cmp(qpn, guid, 0, q) < 0) {
+			if (q->remote_qpn == qpn && q->remote_ca_guid == guid)
+				first = n;
+			n = n->rb_left;
+		} else {
+			n = n->rb_right;
+		}
+	}
+	for (n = first; n; n = rb_next(n)) {
+		struct cm_id_priv *q = rb_entry(n, struct cm_id_priv,
+						remote_qp_node);
+
+		if (q->remote_qpn != qpn || q->remote_ca_guid != guid)
+			break;
+		if (q != except && !cm_loopback_peer_alive(q))
+			return q;
+	}
+	return NULL;
+}
+
+/*
+ * Insert @p by remote QP.  Returns an id that holds the same remote QP and
+ * is stale, leaving @p out of the tree, or NULL.
+ */
 static struct cm_id_priv *cm_insert_remote_qp(struct cm_id_priv *p)
 {
 	struct rb_node **link = &cm.remote_qp_tree.rb_node, *parent = NULL;
-	struct rb_node *n;
+	struct cm_id_priv *stale;
 
 	lockdep_assert_held(&cm.lock);
 	while (*link) {
@@ -1030,33 +1109,10 @@ static struct cm_id_priv *cm_insert_remote_qp(struct cm_id_priv *p)
 	rb_link_node(&p->remote_qp_node, parent, link);
 	rb_insert_color(&p->remote_qp_node, &cm.remote_qp_tree);
 
-	/* Entries with the same QPN and GUID are our in-order neighbours. */
-	for (n = rb_prev(&p->remote_qp_node); n; n = rb_prev(n)) {
-		struct cm_id_priv *q = rb_entry(n, struct cm_id_priv,
-						remote_qp_node);
-
-		if (q->remote_qpn != p->remote_qpn ||
-		    q->remote_ca_guid != p->remote_ca_guid)
-			break;
-		if (!cm_loopback_peer_alive(q))
-			goto stale;
-	}
-	for (n = rb_next(&p->remote_qp_node); n; n = rb_next(n)) {
-		struct cm_id_priv *q = rb_entry(n, struct cm_id_priv,
-						remote_qp_node);
-
-		if (q->remote_qpn != p->remote_qpn ||
-		    q->remote_ca_guid != p->remote_ca_guid)
-			break;
-		if (!cm_loopback_peer_alive(q))
-			goto stale;
-	}
-	return NULL;
-
-stale:
-	rb_erase(&p->remote_qp_node, &cm.remote_qp_tree);
-	RB_CLEAR_NODE(&p->remote_qp_node);
-	return rb_entry(n, struct cm_id_priv, remote_qp_node);
+	stale = cm_find_stale(p->remote_qpn, p->remote_ca_guid, p);
+	if (stale)
+		cm_unlink_node(&p->remote_qp_node, &cm.remote_qp_tree);
+	return stale;
 }
 
 /* sidr_tree: (request ID, source LID, source GID) of received SIDR_REQs. */
@@ -1270,9 +1326,12 @@ static void cm_set_lap_state(struct cm_id_priv *p, enum ib_cm_lap_state to,
 /* ---------------------------------------------------------------------
  * Sending MADs
  *
- * msg->context[0] is the id a send belongs to (with a reference) when the
- * id waits for its answer, NULL for fire-and-forget messages.
- * msg->context[1] is the state the id entered by sending it, or
+ * msg->context[0] is the id a send belongs to, with a reference, while
+ * the id waits for its answer (p->msg); it is cleared, and the reference
+ * dropped, by whichever comes first of the send's completion and the id
+ * letting go of it (cm_cancel_msg()).  So the id never waits for a
+ * completion, and a completion never finds an id that gave up on it.
+ * Fire-and-forget messages have NULL there.  msg->context[1] is
  * CM_MSG_RESENT for a message resent to answer a duplicate (counted as a
  * retry, as the stock module does).
  */
@@ -1367,28 +1426,37 @@ static int cm_post_tracked(struct cm_id_priv *p, struct ib_mad_send_buf *msg,
 
 	lockdep_assert_held(&p->lock);
 	msg->context[0] = p;
-	msg->context[1] = (void *)(unsigned long)state;
 	msg->timeout_ms = p->timeout_ms;
 	msg->retries = p->max_cm_retries;
 	cm_get_id(p);
 	ret = cm_tp_post(msg);
 	if (ret) {
+		msg->context[0] = NULL;
 		cm_put_id(p);
 		cm_free_msg(msg);
 		return ret;
 	}
 	p->msg = msg;
+	p->msg_state = state;
 	return 0;
 }
 
-/* Stop retrying the outstanding message; its completion frees it. */
+/*
+ * Stop retrying the outstanding message and let go of it; its completion
+ * frees it, whenever that comes.  The caller holds a reference of its own.
+ */
 static void cm_cancel_msg(struct cm_id_priv *p)
 {
+	struct ib_mad_send_buf *msg = p->msg;
+
 	lockdep_assert_held(&p->lock);
-	if (p->msg) {
-		cm_tp_cancel(p->msg);
-		p->msg = NULL;
-	}
+	if (!msg)
+		return;
+	cm_tp_cancel(msg);
+	p->msg = NULL;
+	/* Unless its completion got there first, it no longer holds us. */
+	if (xchg(&msg->context[0], NULL) == p)
+		cm_put_id(p);
 }
 
 /*
@@ -1574,8 +1642,92 @@ static void cm_post_resent(struct ib_mad_send_buf *msg)
 }
 
 /* ---------------------------------------------------------------------
- * Event delivery
+ * Inputs and event delivery
+ *
+ * Each id processes its inputs (received MADs, the failure of its retried
+ * send, ib_cm_notify(), the end of timewait) in arrival order, one at a
+ * time, in its own work item on cm.wq; different ids run concurrently.
  */
+
+/* Queue @in for @p; the caller holds p->lock. */
+static void cm_queue_input_locked(struct cm_id_priv *p, struct cm_input *in)
+{
+	lockdep_assert_held(&p->lock);
+	list_add_tail(&in->list, &p->work_list);
+	if (!p->work_busy) {
+		p->work_busy = true;
+		cm_get_id(p);
+		queue_work(cm.wq, &p->work);
+	}
+}
+
+static void cm_queue_input(struct cm_id_priv *p, struct cm_input *in)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&p->lock, flags);
+	cm_queue_input_locked(p, in);
+	spin_unlock_irqrestore(&p->lock, flags);
+}
+
+/* Queue one of the inputs the id itself carries, unless it is queued. */
+static void cm_queue_own_input_locked(struct cm_id_priv *p,
+				      struct cm_input *in)
+{
+	if (list_empty(&in->list))
+		cm_queue_input_locked(p, in);
+}
+
+/*
+ * Keep the inputs of a new id waiting while its listener hands it over,
+ * so that its handler hears of the REQ (or SIDR_REQ) first.
+ */
+static void cm_hold_work(struct cm_id_priv *p)
+{
+	spin_lock_irq(&p->lock);
+	p->work_busy = true;
+	cm_get_id(p);
+	spin_unlock_irq(&p->lock);
+}
+
+static void cm_release_work(struct cm_id_priv *p)
+{
+	bool idle;
+
+	spin_lock_irq(&p->lock);
+	idle = list_empty(&p->work_list);
+	if (idle)
+		p->work_busy = false;
+	else
+		queue_work(cm.wq, &p->work);
+	spin_unlock_irq(&p->lock);
+	if (idle)
+		cm_put_id(p);
+}
+
+static void cm_process_input(struct cm_id_priv *p, struct cm_input *in);
+
+static void cm_id_work(struct work_struct *work)
+{
+	struct cm_id_priv *p = container_of(work, struct cm_id_priv, work);
+	struct cm_input *in;
+
+	for (;;) {
+		spin_lock_irq(&p->lock);
+		in = list_first_entry_or_null(&p->work_list, struct cm_input,
+					      list);
+		if (!in) {
+			p->work_busy = false;
+			spin_unlock_irq(&p->lock);
+			break;
+		}
+		list_del_init(&in->list);
+		spin_unlock_irq(&p->lock);
+		cm_process_input(p, in);
+		cond_resched();
+	}
+	cm_put_id(p);
+}
 
 static void cm_destroy(struct cm_id_priv *p, int err);
 static void cm_disconnect_stale(struct cm_id_priv *old);
@@ -1584,9 +1736,10 @@ static int cm_send_sidr_rep_locked(struct cm_id_priv *p,
 				   enum cm_cause cause);
 
 /*
- * Call @p's handler for @event, unless the id was destroyed.  Runs on
- * cm.wq only, so events for an id never overlap.  A non-zero return
- * destroys the id on the consumer's behalf.
+ * Call @p's handler for @event, unless the id was destroyed.  Runs in the
+ * work of @p (or, for a new id, of its listener), so events for an id
+ * never overlap; that work holds a reference.  A non-zero return destroys
+ * the id on the consumer's behalf.
  */
 static void cm_deliver(struct cm_id_priv *p, struct ib_cm_event *event)
 {
@@ -1648,14 +1801,23 @@ static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 
 	/* A pending timer already holds a reference of its own. */
 	cm_get_id(p);
-	if (mod_delayed_work(cm.wq, &p->timewait_work, delay))
+	if (mod_timer(&p->tw_timer, jiffies + delay))
 		cm_put_id(p);
 }
 
-static void cm_timewait_expired(struct work_struct *work)
+static void cm_timewait_timer(struct timer_list *t)
 {
-	struct cm_id_priv *p = container_of(to_delayed_work(work),
-					    struct cm_id_priv, timewait_work);
+	struct cm_id_priv *p = timer_container_of(p, t, tw_timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&p->lock, flags);
+	cm_queue_own_input_locked(p, &p->tw_in);
+	spin_unlock_irqrestore(&p->lock, flags);
+	cm_put_id(p);
+}
+
+static void cm_timewait_end(struct cm_id_priv *p)
+{
 	struct ib_cm_event event = { .event = IB_CM_TIMEWAIT_EXIT };
 	bool notify = false;
 
@@ -1667,7 +1829,6 @@ static void cm_timewait_expired(struct work_struct *work)
 	spin_unlock_irq(&p->lock);
 	if (notify)
 		cm_deliver(p, &event);
-	cm_put_id(p);
 }
 
 /* ---------------------------------------------------------------------
@@ -1810,10 +1971,15 @@ static void cm_dup_req(struct cm_work *work, struct cm_id_priv *p)
  * when the REQ starts a new connection; otherwise answers the REQ as
  * needed and returns NULL.  @p is the new, still private, id.
  */
-static struct cm_id_priv *cm_match_req(struct cm_work *work,
-				       struct cm_id_priv *p)
+/*
+ * Match a new REQ, queued on @listen, against what we know.  Returns true
+ * when it starts a new connection for @listen; otherwise it has been
+ * answered as needed.  @p is the new, still private, id.
+ */
+static bool cm_match_req(struct cm_work *work, struct cm_id_priv *p,
+			 struct cm_id_priv *listen)
 {
-	struct cm_id_priv *old, *listen;
+	struct cm_id_priv *old;
 
 	spin_lock_irq(&cm.lock);
 	old = cm_insert_remote_id(p);
@@ -1825,7 +1991,7 @@ static struct cm_id_priv *cm_match_req(struct cm_work *work,
 			cm_dup_req(work, old);
 			cm_put_id(old);
 		}
-		return NULL;
+		return false;
 	}
 
 	old = cm_insert_remote_qp(p);
@@ -1842,30 +2008,29 @@ static struct cm_id_priv *cm_match_req(struct cm_work *work,
 			cm_disconnect_stale(old);
 			cm_put_id(old);
 		}
-		return NULL;
+		return false;
 	}
 
-	listen = cm_find_listen(p->id.device, p->id.service_id);
-	if (listen && !refcount_inc_not_zero(&listen->refcount))
-		listen = NULL;
-	if (!listen) {
+	/* The listener may have gone while the REQ waited for it. */
+	if (RB_EMPTY_NODE(&listen->listen_node)) {
 		cm_unlink_remote_locked(p);
 		spin_unlock_irq(&cm.lock);
 		trace_icm_no_listener_err(&p->id);
 		cm_issue_rej(work->port, work->recv_wc,
 			     IB_CM_REJ_INVALID_SERVICE_ID, CM_MSG_RESPONSE_REQ,
 			     0, be32_to_cpu(p->id.remote_id));
-		return NULL;
+		return false;
 	}
 	spin_unlock_irq(&cm.lock);
-	return listen;
+	return true;
 }
 
 /*
  * Build the paths of a new connection from its REQ and set up the id's
  * address vectors for them.  On failure the REQ has been rejected.
  */
-static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p)
+static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p,
+			struct sa_path_rec *path)
 {
 	struct cm_req_msg *req = cm_recv_msg(work);
 	const struct ib_global_route *grh;
@@ -1873,24 +2038,24 @@ static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p)
 	bool alt = cm_req_has_alt_path(req);
 	int ret;
 
-	memset(work->path, 0, sizeof(work->path));
+	memset(path, 0, 2 * sizeof(*path));
 	grh = rdma_ah_read_grh(&p->av.ah_attr);
 	gid_attr = grh->sgid_attr;
 	if (p->av.ah_attr.type == RDMA_AH_ATTR_TYPE_ROCE && gid_attr)
-		work->path[0].rec_type =
+		path[0].rec_type =
 			sa_conv_gid_to_pathrec_type(gid_attr->gid_type);
 	else
-		work->path[0].rec_type = SA_PATH_REC_TYPE_IB;
-	work->path[1].rec_type = work->path[0].rec_type;
+		path[0].rec_type = SA_PATH_REC_TYPE_IB;
+	path[1].rec_type = path[0].rec_type;
 
-	cm_path_from_req(req, &work->path[0], false, work->recv_wc->wc);
+	cm_path_from_req(req, &path[0], false, work->recv_wc->wc);
 	if (alt)
-		cm_path_from_req(req, &work->path[1], true, work->recv_wc->wc);
+		cm_path_from_req(req, &path[1], true, work->recv_wc->wc);
 	if (p->av.ah_attr.type == RDMA_AH_ATTR_TYPE_ROCE)
-		sa_path_set_dmac(&work->path[0], p->av.ah_attr.roce.dmac);
-	work->path[0].hop_limit = grh->hop_limit;
+		sa_path_set_dmac(&path[0], p->av.ah_attr.roce.dmac);
+	path[0].hop_limit = grh->hop_limit;
 
-	ret = cm_av_from_path(&p->av, &work->path[0], gid_attr);
+	ret = cm_av_from_path(&p->av, &path[0], gid_attr);
 	if (ret) {
 		union ib_gid gid;
 
@@ -1908,11 +2073,11 @@ static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p)
 			IBA_GET(CM_REQ_PRIMARY_LOCAL_PORT_LID, req);
 
 	if (alt) {
-		ret = cm_av_from_path(&p->alt_av, &work->path[1], NULL);
+		ret = cm_av_from_path(&p->alt_av, &path[1], NULL);
 		if (ret) {
 			ib_send_cm_rej(&p->id, IB_CM_REJ_INVALID_ALT_GID,
-				       &work->path[0].sgid,
-				       sizeof(work->path[0].sgid), NULL, 0);
+				       &path[0].sgid,
+				       sizeof(path[0].sgid), NULL, 0);
 			return ret;
 		}
 	}
@@ -1926,6 +2091,7 @@ static u16 cm_bth_pkey(struct cm_work *work)
 
 static void cm_format_req_event(struct cm_work *work, struct cm_id_priv *p,
 				struct cm_id_priv *listen,
+				struct sa_path_rec *path,
 				struct ib_cm_event *event)
 {
 	struct cm_req_msg *req = cm_recv_msg(work);
@@ -1935,8 +2101,8 @@ static void cm_format_req_event(struct cm_work *work, struct cm_id_priv *p,
 	param->listen_id = &listen->id;
 	param->bth_pkey = cm_bth_pkey(work);
 	param->port = work->port->port_num;
-	param->primary_path = &work->path[0];
-	param->alternate_path = cm_req_has_alt_path(req) ? &work->path[1] :
+	param->primary_path = &path[0];
+	param->alternate_path = cm_req_has_alt_path(req) ? &path[1] :
 							   NULL;
 	param->ppath_sgid_attr = p->av.ah_attr.grh.sgid_attr;
 	param->remote_ca_guid = p->remote_ca_guid;
@@ -2000,17 +2166,79 @@ static void cm_deliver_new(struct cm_id_priv *p, struct cm_id_priv *listen,
 	wake_up_all(&listen->cb_done);
 }
 
-static void cm_recv_req(struct cm_work *work)
+/*
+ * A REQ for which no id was found when it came in: answer it at once,
+ * like the stock CM (a remote QP that is still bound to a connection makes
+ * that connection stale first).
+ */
+static void cm_reject_unlistened(struct cm_port *port,
+				 struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_req_msg *req = (struct cm_req_msg *)recv_wc->recv_buf.mad;
+	u32 remote_id = IBA_GET(CM_REQ_LOCAL_COMM_ID, req);
+	struct cm_id_priv *stale;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cm.lock, flags);
+	stale = cm_find_stale(cpu_to_be32(IBA_GET(CM_REQ_LOCAL_QPN, req)),
+			      cpu_to_be64(IBA_GET(CM_REQ_LOCAL_CA_GUID, req)),
+			      NULL);
+	if (stale && !refcount_inc_not_zero(&stale->refcount))
+		stale = NULL;
+	spin_unlock_irqrestore(&cm.lock, flags);
+	if (stale) {
+		trace_icm_staleconn_err(0, remote_id);
+		cm_issue_rej(port, recv_wc, IB_CM_REJ_STALE_CONN,
+			     CM_MSG_RESPONSE_REQ, 0, remote_id);
+		cm_disconnect_stale(stale);
+		cm_put_id(stale);
+		return;
+	}
+	trace_icm_no_listener_err(NULL);
+	cm_issue_rej(port, recv_wc, IB_CM_REJ_INVALID_SERVICE_ID,
+		     CM_MSG_RESPONSE_REQ, 0, remote_id);
+}
+
+/*
+ * A REQ is queued on the connection it repeats, if there is one, else on
+ * the listener of its service ID; without either it is answered now.
+ */
+static struct cm_id_priv *cm_find_req(struct cm_port *port,
+				      struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_req_msg *req = (struct cm_req_msg *)recv_wc->recv_buf.mad;
+	struct cm_id_priv *p;
+	unsigned long flags;
+
+	if (!cm_req_valid(req))
+		return ERR_PTR(-EINVAL);
+	spin_lock_irqsave(&cm.lock, flags);
+	p = cm_find_remote_id(cpu_to_be32(IBA_GET(CM_REQ_LOCAL_COMM_ID, req)),
+			      cpu_to_be64(IBA_GET(CM_REQ_LOCAL_CA_GUID, req)));
+	if (!p)
+		p = cm_find_listen(port->cm_dev->ib_device,
+				   cpu_to_be64(IBA_GET(CM_REQ_SERVICE_ID, req)));
+	if (p && !refcount_inc_not_zero(&p->refcount))
+		p = NULL;
+	spin_unlock_irqrestore(&cm.lock, flags);
+	if (p)
+		return p;
+	cm_reject_unlistened(port, recv_wc);
+	return ERR_PTR(-ENOENT);
+}
+
+/* A REQ, on the queue of its listener (or of the connection it repeats). */
+static void cm_recv_req(struct cm_id_priv *listen, struct cm_work *work)
 {
 	struct cm_req_msg *req = cm_recv_msg(work);
 	struct ib_cm_event event = {};
-	struct cm_id_priv *p, *listen;
+	struct sa_path_rec path[2];
+	struct cm_id_priv *p;
 
-	if (!cm_req_valid(req)) {
-		cm_count_drop(work->port, CM_DROP_FIELD);
+	if (!listen->is_listener) {
+		cm_dup_req(work, listen);
 		return;
 	}
-
 	p = cm_alloc_id(work->port->cm_dev->ib_device, NULL, NULL, false,
 			GFP_KERNEL);
 	if (IS_ERR(p)) {
@@ -2022,7 +2250,8 @@ static void cm_recv_req(struct cm_work *work)
 	p->id.remote_id = cpu_to_be32(IBA_GET(CM_REQ_LOCAL_COMM_ID, req));
 	p->id.service_id = cpu_to_be64(IBA_GET(CM_REQ_SERVICE_ID, req));
 	p->tid = req->hdr.tid;
-	p->timeout_ms = cm_iba_to_ms(IBA_GET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, req));
+	p->timeout_ms =
+		cm_iba_to_ms(IBA_GET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, req));
 	p->max_cm_retries = IBA_GET(CM_REQ_MAX_CM_RETRIES, req);
 	p->remote_qpn = cpu_to_be32(IBA_GET(CM_REQ_LOCAL_QPN, req));
 	p->remote_ca_guid = cpu_to_be64(IBA_GET(CM_REQ_LOCAL_CA_GUID, req));
@@ -2037,28 +2266,24 @@ static void cm_recv_req(struct cm_work *work)
 	spin_lock_irq(&p->lock);
 	cm_set_state(p, IB_CM_REQ_RCVD, CM_RECV_REQ);
 	spin_unlock_irq(&p->lock);
+	/* Its own inputs wait until it has been handed over. */
+	cm_hold_work(p);
 
 	if (cm_av_from_wc(&p->av, work->port, work->recv_wc)) {
 		cm_count_drop(work->port, CM_DROP_FIELD);
 		goto free;
 	}
-
-	listen = cm_match_req(work, p);
-	if (!listen)
+	if (!cm_match_req(work, p, listen) || cm_req_paths(work, p, path))
 		goto free;
 
-	if (cm_req_paths(work, p)) {
-		cm_put_id(listen);
-		goto free;
-	}
-
-	cm_format_req_event(work, p, listen, &event);
+	cm_format_req_event(work, p, listen, path, &event);
 	cm_publish_id(p);
 	cm_deliver_new(p, listen, &event);
-	cm_put_id(listen);
+	cm_release_work(p);
 	return;
 
 free:
+	cm_release_work(p);
 	cm_drop_new(p);
 }
 
@@ -2137,19 +2362,24 @@ static void cm_format_rep_event(struct cm_rep_msg *rep, struct cm_id_priv *p,
 	event->private_data = IBA_GET_MEM_PTR(CM_REP_PRIVATE_DATA, rep);
 }
 
-static void cm_recv_rep(struct cm_work *work)
+static struct cm_id_priv *cm_find_rep(struct cm_port *port,
+				       struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_rep_msg *rep = (struct cm_rep_msg *)recv_wc->recv_buf.mad;
+	struct cm_id_priv *p;
+
+	p = cm_find_local(cpu_to_be32(IBA_GET(CM_REP_REMOTE_COMM_ID, rep)), 0);
+	if (!p)
+		trace_icm_remote_no_priv_err(IBA_GET(CM_REP_LOCAL_COMM_ID, rep));
+	return p;
+}
+
+static void cm_recv_rep(struct cm_id_priv *p, struct cm_work *work)
 {
 	struct cm_rep_msg *rep = cm_recv_msg(work);
 	__be32 remote_id = cpu_to_be32(IBA_GET(CM_REP_LOCAL_COMM_ID, rep));
 	struct ib_cm_event event = {};
-	struct cm_id_priv *p, *old;
-
-	p = cm_find_local(cpu_to_be32(IBA_GET(CM_REP_REMOTE_COMM_ID, rep)), 0);
-	if (!p) {
-		cm_count_drop(work->port, CM_DROP_UNMATCHED);
-		trace_icm_remote_no_priv_err(be32_to_cpu(remote_id));
-		return;
-	}
+	struct cm_id_priv *old;
 
 	spin_lock_irq(&p->lock);
 	if (p->id.state != IB_CM_REQ_SENT && p->id.state != IB_CM_MRA_REQ_RCVD) {
@@ -2166,7 +2396,7 @@ static void cm_recv_rep(struct cm_work *work)
 		spin_unlock_irq(&p->lock);
 		if (dup)
 			cm_dup_rep(work, p);
-		goto out;
+		return;
 	}
 
 	p->id.remote_id = remote_id;
@@ -2180,7 +2410,7 @@ static void cm_recv_rep(struct cm_work *work)
 		cm_forget_peer(p);
 		spin_unlock_irq(&p->lock);
 		trace_icm_insert_failed_err(be32_to_cpu(remote_id));
-		goto out;
+		return;
 	}
 	old = cm_insert_remote_qp(p);
 	if (old) {
@@ -2200,7 +2430,7 @@ static void cm_recv_rep(struct cm_work *work)
 			cm_disconnect_stale(old);
 			cm_put_id(old);
 		}
-		goto out;
+		return;
 	}
 	spin_unlock(&cm.lock);
 
@@ -2219,8 +2449,6 @@ static void cm_recv_rep(struct cm_work *work)
 	cm_format_rep_event(rep, p, &event);
 	spin_unlock_irq(&p->lock);
 	cm_deliver(p, &event);
-out:
-	cm_put_id(p);
 }
 
 /*
@@ -2232,48 +2460,52 @@ static struct cm_id_priv *cm_find_conn(u32 ours, u32 theirs)
 	return cm_find_local(cpu_to_be32(ours), cpu_to_be32(theirs));
 }
 
-static void cm_recv_rtu(struct cm_work *work)
+static struct cm_id_priv *cm_find_rtu(struct cm_port *port,
+				       struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_rtu_msg *rtu = (struct cm_rtu_msg *)recv_wc->recv_buf.mad;
+
+	return cm_find_conn(IBA_GET(CM_RTU_REMOTE_COMM_ID, rtu),
+			    IBA_GET(CM_RTU_LOCAL_COMM_ID, rtu));
+}
+
+static void cm_recv_rtu(struct cm_id_priv *p, struct cm_work *work)
 {
 	struct cm_rtu_msg *rtu = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_RTU_RECEIVED };
-	struct cm_id_priv *p;
 
-	p = cm_find_conn(IBA_GET(CM_RTU_REMOTE_COMM_ID, rtu),
-			 IBA_GET(CM_RTU_LOCAL_COMM_ID, rtu));
-	if (!p) {
-		cm_count_drop(work->port, CM_DROP_UNMATCHED);
-		return;
-	}
 	spin_lock_irq(&p->lock);
 	if (p->id.state != IB_CM_REP_SENT && p->id.state != IB_CM_MRA_REP_RCVD) {
 		spin_unlock_irq(&p->lock);
 		cm_count(work->port, CM_RECV_DUPLICATES, CM_RTU_ATTR_ID, 1);
-		goto out;
+		return;
 	}
 	cm_cancel_msg(p);
 	cm_set_state(p, IB_CM_ESTABLISHED, CM_RECV_RTU);
 	spin_unlock_irq(&p->lock);
 	event.private_data = IBA_GET_MEM_PTR(CM_RTU_PRIVATE_DATA, rtu);
 	cm_deliver(p, &event);
-out:
-	cm_put_id(p);
 }
 
-static void cm_recv_mra(struct cm_work *work)
+static struct cm_id_priv *cm_find_mra(struct cm_port *port,
+				       struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_mra_msg *mra = (struct cm_mra_msg *)recv_wc->recv_buf.mad;
+	struct cm_id_priv *p;
+
+	p = cm_find_local(cpu_to_be32(IBA_GET(CM_MRA_REMOTE_COMM_ID, mra)), 0);
+	if (!p)
+		trace_icm_mra_unknown_err(NULL);
+	return p;
+}
+
+static void cm_recv_mra(struct cm_id_priv *p, struct cm_work *work)
 {
 	struct cm_mra_msg *mra = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_MRA_RECEIVED };
 	unsigned int mraed = IBA_GET(CM_MRA_MESSAGE_MRAED, mra);
 	u8 service_timeout = IBA_GET(CM_MRA_SERVICE_TIMEOUT, mra);
-	struct cm_id_priv *p;
 	int timeout;
-
-	p = cm_find_local(cpu_to_be32(IBA_GET(CM_MRA_REMOTE_COMM_ID, mra)), 0);
-	if (!p) {
-		cm_count_drop(work->port, CM_DROP_UNMATCHED);
-		trace_icm_mra_unknown_err(NULL);
-		return;
-	}
 
 	spin_lock_irq(&p->lock);
 	/* Once the peer is known, the MRA must come from it. */
@@ -2315,14 +2547,12 @@ static void cm_recv_mra(struct cm_work *work)
 	event.param.mra_rcvd.service_timeout = service_timeout;
 	event.private_data = IBA_GET_MEM_PTR(CM_MRA_PRIVATE_DATA, mra);
 	cm_deliver(p, &event);
-	goto out;
+	return;
 
 dup:
 	cm_count(work->port, CM_RECV_DUPLICATES, CM_MRA_ATTR_ID, 1);
 drop:
 	spin_unlock_irq(&p->lock);
-out:
-	cm_put_id(p);
 }
 
 /* Find the id a REJ is for. */
@@ -2353,24 +2583,26 @@ static struct cm_id_priv *cm_find_rejected(struct cm_rej_msg *rej)
 	return cm_find_local(local_id, remote_id);
 }
 
-static void cm_recv_rej(struct cm_work *work)
+static struct cm_id_priv *cm_find_rej(struct cm_port *port,
+				       struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_rej_msg *rej = (struct cm_rej_msg *)recv_wc->recv_buf.mad;
+	struct cm_id_priv *p;
+
+	if (IBA_GET(CM_REJ_REJECTED_INFO_LENGTH, rej) > IB_CM_REJ_ARI_LENGTH)
+		return ERR_PTR(-EINVAL);
+	p = cm_find_rejected(rej);
+	if (!p)
+		trace_icm_rej_unknown_err(NULL);
+	return p;
+}
+
+static void cm_recv_rej(struct cm_id_priv *p, struct cm_work *work)
 {
 	struct cm_rej_msg *rej = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_REJ_RECEIVED };
 	enum ib_cm_rej_reason reason = IBA_GET(CM_REJ_REASON, rej);
 	unsigned int ari_len = IBA_GET(CM_REJ_REJECTED_INFO_LENGTH, rej);
-	struct cm_id_priv *p;
-
-	if (ari_len > IB_CM_REJ_ARI_LENGTH) {
-		cm_count_drop(work->port, CM_DROP_FIELD);
-		return;
-	}
-	p = cm_find_rejected(rej);
-	if (!p) {
-		cm_count_drop(work->port, CM_DROP_UNMATCHED);
-		trace_icm_rej_unknown_err(NULL);
-		return;
-	}
 
 	spin_lock_irq(&p->lock);
 	switch (p->id.state) {
@@ -2401,7 +2633,7 @@ static void cm_recv_rej(struct cm_work *work)
 	default:
 		spin_unlock_irq(&p->lock);
 		trace_icm_rej_unknown_err(&p->id);
-		goto out;
+		return;
 	}
 	spin_unlock_irq(&p->lock);
 
@@ -2410,8 +2642,6 @@ static void cm_recv_rej(struct cm_work *work)
 	event.param.rej_rcvd.ari_length = ari_len;
 	event.private_data = IBA_GET_MEM_PTR(CM_REJ_PRIVATE_DATA, rej);
 	cm_deliver(p, &event);
-out:
-	cm_put_id(p);
 }
 
 /* ---------------------------------------------------------------------
@@ -2439,27 +2669,33 @@ static void cm_issue_drep(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 		cm_post_oneshot(msg);
 }
 
-static void cm_recv_dreq(struct cm_work *work)
+static struct cm_id_priv *cm_find_dreq(struct cm_port *port,
+					struct ib_mad_recv_wc *recv_wc)
 {
-	struct cm_dreq_msg *dreq = cm_recv_msg(work);
-	struct ib_cm_event event = { .event = IB_CM_DREQ_RECEIVED };
+	struct cm_dreq_msg *dreq = (struct cm_dreq_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
 
 	p = cm_find_conn(IBA_GET(CM_DREQ_REMOTE_COMM_ID, dreq),
 			 IBA_GET(CM_DREQ_LOCAL_COMM_ID, dreq));
-	if (!p) {
-		/* The connection is gone; the peer still needs its DREP. */
-		cm_count(work->port, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID, 1);
-		trace_icm_dreq_unknown_err(NULL);
-		cm_issue_drep(work->port, work->recv_wc, false);
-		return;
-	}
+	if (p)
+		return p;
+	/* The connection is gone; the peer still needs its DREP. */
+	cm_count(port, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID, 1);
+	trace_icm_dreq_unknown_err(NULL);
+	cm_issue_drep(port, recv_wc, false);
+	return ERR_PTR(-ENOENT);
+}
+
+static void cm_recv_dreq(struct cm_id_priv *p, struct cm_work *work)
+{
+	struct cm_dreq_msg *dreq = cm_recv_msg(work);
+	struct ib_cm_event event = { .event = IB_CM_DREQ_RECEIVED };
 
 	spin_lock_irq(&p->lock);
 	if (p->local_qpn != cpu_to_be32(IBA_GET(CM_DREQ_REMOTE_QPN_EECN, dreq))) {
 		spin_unlock_irq(&p->lock);
 		cm_count_drop(work->port, CM_DROP_FIELD);
-		goto out;
+		return;
 	}
 	switch (p->id.state) {
 	case IB_CM_REP_SENT:
@@ -2473,37 +2709,37 @@ static void cm_recv_dreq(struct cm_work *work)
 		spin_unlock_irq(&p->lock);
 		cm_count(work->port, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID, 1);
 		cm_issue_drep(work->port, work->recv_wc, true);
-		goto out;
+		return;
 	case IB_CM_DREQ_RCVD:
 		spin_unlock_irq(&p->lock);
 		cm_count(work->port, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID, 1);
-		goto out;
+		return;
 	default:
 		spin_unlock_irq(&p->lock);
 		trace_icm_dreq_unknown_err(&p->id);
-		goto out;
+		return;
 	}
 	cm_set_state(p, IB_CM_DREQ_RCVD, CM_RECV_DREQ);
 	p->tid = dreq->hdr.tid;
 	spin_unlock_irq(&p->lock);
 	event.private_data = IBA_GET_MEM_PTR(CM_DREQ_PRIVATE_DATA, dreq);
 	cm_deliver(p, &event);
-out:
-	cm_put_id(p);
 }
 
-static void cm_recv_drep(struct cm_work *work)
+static struct cm_id_priv *cm_find_drep(struct cm_port *port,
+					struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_drep_msg *drep = (struct cm_drep_msg *)recv_wc->recv_buf.mad;
+
+	return cm_find_conn(IBA_GET(CM_DREP_REMOTE_COMM_ID, drep),
+			    IBA_GET(CM_DREP_LOCAL_COMM_ID, drep));
+}
+
+static void cm_recv_drep(struct cm_id_priv *p, struct cm_work *work)
 {
 	struct cm_drep_msg *drep = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_DREP_RECEIVED };
-	struct cm_id_priv *p;
 
-	p = cm_find_conn(IBA_GET(CM_DREP_REMOTE_COMM_ID, drep),
-			 IBA_GET(CM_DREP_LOCAL_COMM_ID, drep));
-	if (!p) {
-		cm_count_drop(work->port, CM_DROP_UNMATCHED);
-		return;
-	}
 	spin_lock_irq(&p->lock);
 	/*
 	 * In TIMEWAIT the DREP is usually no repeat: the id stopped waiting
@@ -2511,27 +2747,71 @@ static void cm_recv_drep(struct cm_work *work)
 	 */
 	if (p->id.state != IB_CM_DREQ_SENT && p->id.state != IB_CM_DREQ_RCVD) {
 		spin_unlock_irq(&p->lock);
-		goto out;
+		return;
 	}
 	cm_enter_timewait(p, CM_RECV_DREP);
 	spin_unlock_irq(&p->lock);
 	event.private_data = IBA_GET_MEM_PTR(CM_DREP_PRIVATE_DATA, drep);
 	cm_deliver(p, &event);
-out:
-	cm_put_id(p);
 }
 
 /* ---------------------------------------------------------------------
  * Receiving: SIDR_REQ, SIDR_REP
  */
 
-static void cm_recv_sidr_req(struct cm_work *work)
+/* Answer a SIDR_REQ that no listener will see, built from the request. */
+static void cm_issue_sidr_rep(struct cm_port *port,
+			      struct ib_mad_recv_wc *recv_wc,
+			      enum ib_cm_sidr_status status)
+{
+	struct cm_sidr_req_msg *req =
+		(struct cm_sidr_req_msg *)recv_wc->recv_buf.mad;
+	struct ib_mad_send_buf *msg;
+	struct cm_sidr_rep_msg *rep;
+
+	msg = cm_alloc_response(port, recv_wc);
+	if (IS_ERR(msg))
+		return;
+	rep = msg->mad;
+	cm_init_mad(&rep->hdr, CM_SIDR_REP_ATTR_ID, req->hdr.tid);
+	IBA_SET(CM_SIDR_REP_REQUESTID, rep,
+		IBA_GET(CM_SIDR_REQ_REQUESTID, req));
+	IBA_SET(CM_SIDR_REP_STATUS, rep, status);
+	IBA_SET(CM_SIDR_REP_SERVICEID, rep,
+		IBA_GET(CM_SIDR_REQ_SERVICEID, req));
+	cm_post_oneshot(msg);
+}
+
+/* A SIDR_REQ is queued on its listener; without one it is answered now. */
+static struct cm_id_priv *cm_find_sidr_req(struct cm_port *port,
+					   struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_sidr_req_msg *req =
+		(struct cm_sidr_req_msg *)recv_wc->recv_buf.mad;
+	struct cm_id_priv *listen;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cm.lock, flags);
+	listen = cm_find_listen(port->cm_dev->ib_device,
+				cpu_to_be64(IBA_GET(CM_SIDR_REQ_SERVICEID, req)));
+	if (listen && !refcount_inc_not_zero(&listen->refcount))
+		listen = NULL;
+	spin_unlock_irqrestore(&cm.lock, flags);
+	if (listen)
+		return listen;
+	cm_issue_sidr_rep(port, recv_wc, IB_SIDR_UNSUPPORTED);
+	return ERR_PTR(-ENOENT);
+}
+
+/* A SIDR_REQ, on the queue of its listener. */
+static void cm_recv_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
 {
 	struct cm_sidr_req_msg *req = cm_recv_msg(work);
 	struct ib_wc *wc = work->recv_wc->wc;
 	struct ib_cm_event event = { .event = IB_CM_SIDR_REQ_RECEIVED };
 	struct ib_cm_sidr_req_event_param *param = &event.param.sidr_req_rcvd;
-	struct cm_id_priv *p, *listen;
+	struct cm_id_priv *p;
+	bool listening;
 
 	p = cm_alloc_id(work->port->cm_dev->ib_device, NULL, NULL, false,
 			GFP_KERNEL);
@@ -2545,6 +2825,7 @@ static void cm_recv_sidr_req(struct cm_work *work)
 	spin_lock_irq(&p->lock);
 	cm_set_state(p, IB_CM_SIDR_REQ_RCVD, CM_RECV_SIDR_REQ);
 	spin_unlock_irq(&p->lock);
+	cm_hold_work(p);
 	if (wc->wc_flags & IB_WC_GRH)
 		p->sidr_gid = work->recv_wc->recv_buf.grh->sgid;
 	else
@@ -2560,11 +2841,10 @@ static void cm_recv_sidr_req(struct cm_work *work)
 		cm_count(work->port, CM_RECV_DUPLICATES, CM_SIDR_REQ_ATTR_ID, 1);
 		goto free;
 	}
-	listen = cm_find_listen(p->id.device, p->id.service_id);
-	if (listen && !refcount_inc_not_zero(&listen->refcount))
-		listen = NULL;
+	/* The listener may have gone while the SIDR_REQ waited for it. */
+	listening = !RB_EMPTY_NODE(&listen->listen_node);
 	spin_unlock_irq(&cm.lock);
-	if (!listen) {
+	if (!listening) {
 		struct ib_cm_sidr_rep_param rep = { .status = IB_SIDR_UNSUPPORTED };
 
 		spin_lock_irq(&p->lock);
@@ -2582,14 +2862,29 @@ static void cm_recv_sidr_req(struct cm_work *work)
 	event.private_data = IBA_GET_MEM_PTR(CM_SIDR_REQ_PRIVATE_DATA, req);
 	cm_publish_id(p);
 	cm_deliver_new(p, listen, &event);
-	cm_put_id(listen);
+	cm_release_work(p);
 	return;
 
 free:
+	cm_release_work(p);
 	cm_drop_new(p);
 }
 
-static void cm_recv_sidr_rep(struct cm_work *work)
+static struct cm_id_priv *cm_find_sidr_rep(struct cm_port *port,
+					    struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_sidr_rep_msg *rep =
+		(struct cm_sidr_rep_msg *)recv_wc->recv_buf.mad;
+
+	if (IBA_GET(CM_SIDR_REP_STATUS, rep) > IB_SIDR_UNSUPPORTED_VERSION ||
+	    IBA_GET(CM_SIDR_REP_ADDITIONAL_INFORMATION_LENGTH, rep) >
+	    IB_CM_SIDR_REP_INFO_LENGTH)
+		return ERR_PTR(-EINVAL);
+	return cm_find_local(cpu_to_be32(IBA_GET(CM_SIDR_REP_REQUESTID, rep)),
+			     0);
+}
+
+static void cm_recv_sidr_rep(struct cm_id_priv *p, struct cm_work *work)
 {
 	struct cm_sidr_rep_msg *rep = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_SIDR_REP_RECEIVED };
@@ -2597,23 +2892,12 @@ static void cm_recv_sidr_rep(struct cm_work *work)
 	unsigned int status = IBA_GET(CM_SIDR_REP_STATUS, rep);
 	unsigned int info_len =
 		IBA_GET(CM_SIDR_REP_ADDITIONAL_INFORMATION_LENGTH, rep);
-	struct cm_id_priv *p;
 
-	if (status > IB_SIDR_UNSUPPORTED_VERSION ||
-	    info_len > IB_CM_SIDR_REP_INFO_LENGTH) {
-		cm_count_drop(work->port, CM_DROP_FIELD);
-		return;
-	}
-	p = cm_find_local(cpu_to_be32(IBA_GET(CM_SIDR_REP_REQUESTID, rep)), 0);
-	if (!p) {
-		cm_count_drop(work->port, CM_DROP_UNMATCHED);
-		return;
-	}
 	spin_lock_irq(&p->lock);
 	/* Late (after a timeout or destroy): not a repeat, just too late. */
 	if (p->id.state != IB_CM_SIDR_REQ_SENT) {
 		spin_unlock_irq(&p->lock);
-		goto out;
+		return;
 	}
 	cm_cancel_msg(p);
 	cm_set_state(p, IB_CM_IDLE, CM_RECV_SIDR_REP);
@@ -2627,8 +2911,6 @@ static void cm_recv_sidr_rep(struct cm_work *work)
 	param->sgid_attr = p->av.ah_attr.grh.sgid_attr;
 	event.private_data = IBA_GET_MEM_PTR(CM_SIDR_REP_PRIVATE_DATA, rep);
 	cm_deliver(p, &event);
-out:
-	cm_put_id(p);
 }
 
 /* ---------------------------------------------------------------------
@@ -2662,26 +2944,27 @@ static void cm_path_from_lap(struct cm_lap_msg *lap, struct cm_id_priv *p,
 	sa_path_set_slid(path, IBA_GET(CM_LAP_ALTERNATE_REMOTE_PORT_LID, lap));
 }
 
-static void cm_recv_lap(struct cm_work *work)
+static struct cm_id_priv *cm_find_lap(struct cm_port *port,
+				       struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_lap_msg *lap = (struct cm_lap_msg *)recv_wc->recv_buf.mad;
+
+	/* Alternate paths exist only on InfiniBand links. */
+	if (!rdma_protocol_ib(port->cm_dev->ib_device, port->port_num)) {
+		cm_count_drop(port, CM_DROP_ATTR);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	return cm_find_conn(IBA_GET(CM_LAP_REMOTE_COMM_ID, lap),
+			    IBA_GET(CM_LAP_LOCAL_COMM_ID, lap));
+}
+
+static void cm_recv_lap(struct cm_id_priv *p, struct cm_work *work)
 {
 	struct cm_lap_msg *lap = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_LAP_RECEIVED };
 	struct ib_mad_send_buf *msg = NULL;
+	struct sa_path_rec path;
 	struct cm_av alt_av = {};
-	struct cm_id_priv *p;
-
-	/* Alternate paths exist only on InfiniBand links. */
-	if (!rdma_protocol_ib(work->port->cm_dev->ib_device,
-			      work->port->port_num)) {
-		cm_count_drop(work->port, CM_DROP_ATTR);
-		return;
-	}
-	p = cm_find_conn(IBA_GET(CM_LAP_REMOTE_COMM_ID, lap),
-			 IBA_GET(CM_LAP_LOCAL_COMM_ID, lap));
-	if (!p) {
-		cm_count_drop(work->port, CM_DROP_UNMATCHED);
-		return;
-	}
 
 	/* A repeated LAP is answered with the MRA we promised. */
 	if (READ_ONCE(p->id.lap_state) == IB_CM_MRA_LAP_SENT)
@@ -2702,19 +2985,18 @@ static void cm_recv_lap(struct cm_work *work)
 		trace_icm_send_mra(&p->id);
 		spin_unlock_irq(&p->lock);
 		cm_post_resent(msg);
-		msg = NULL;
-		goto out;
+		return;
 	case IB_CM_LAP_RCVD:
 		cm_count(work->port, CM_RECV_DUPLICATES, CM_LAP_ATTR_ID, 1);
 		fallthrough;
 	default:
 		goto unlock;
 	}
-	cm_path_from_lap(lap, p, &work->path[0]);
+	cm_path_from_lap(lap, p, &path);
 	spin_unlock_irq(&p->lock);
 
 	/* May sleep: set the new alternate path up outside the lock. */
-	if (cm_av_from_path(&alt_av, &work->path[0], NULL)) {
+	if (cm_av_from_path(&alt_av, &path, NULL)) {
 		cm_av_release(&alt_av);
 		goto out;
 	}
@@ -2733,7 +3015,7 @@ static void cm_recv_lap(struct cm_work *work)
 	spin_unlock_irq(&p->lock);
 	cm_av_release(&alt_av);
 
-	event.param.lap_rcvd.alternate_path = &work->path[0];
+	event.param.lap_rcvd.alternate_path = &path;
 	event.private_data = IBA_GET_MEM_PTR(CM_LAP_PRIVATE_DATA, lap);
 	cm_deliver(p, &event);
 	goto out;
@@ -2743,33 +3025,35 @@ unlock:
 out:
 	if (!IS_ERR_OR_NULL(msg))
 		cm_free_msg(msg);
-	cm_put_id(p);
 }
 
-static void cm_recv_apr(struct cm_work *work)
+static struct cm_id_priv *cm_find_apr(struct cm_port *port,
+				       struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_apr_msg *apr = (struct cm_apr_msg *)recv_wc->recv_buf.mad;
+
+	if (IBA_GET(CM_APR_AR_STATUS, apr) > IB_CM_APR_INVALID_SL ||
+	    IBA_GET(CM_APR_ADDITIONAL_INFORMATION_LENGTH, apr) >
+	    IB_CM_APR_INFO_LENGTH)
+		return ERR_PTR(-EINVAL);
+	return cm_find_conn(IBA_GET(CM_APR_REMOTE_COMM_ID, apr),
+			    IBA_GET(CM_APR_LOCAL_COMM_ID, apr));
+}
+
+static void cm_recv_apr(struct cm_id_priv *p, struct cm_work *work)
 {
 	struct cm_apr_msg *apr = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_APR_RECEIVED };
 	unsigned int status = IBA_GET(CM_APR_AR_STATUS, apr);
-	unsigned int info_len = IBA_GET(CM_APR_ADDITIONAL_INFORMATION_LENGTH, apr);
-	struct cm_id_priv *p;
+	unsigned int info_len =
+		IBA_GET(CM_APR_ADDITIONAL_INFORMATION_LENGTH, apr);
 
-	if (status > IB_CM_APR_INVALID_SL || info_len > IB_CM_APR_INFO_LENGTH) {
-		cm_count_drop(work->port, CM_DROP_FIELD);
-		return;
-	}
-	p = cm_find_conn(IBA_GET(CM_APR_REMOTE_COMM_ID, apr),
-			 IBA_GET(CM_APR_LOCAL_COMM_ID, apr));
-	if (!p) {
-		cm_count_drop(work->port, CM_DROP_UNMATCHED);
-		return;
-	}
 	spin_lock_irq(&p->lock);
 	if (p->id.state != IB_CM_ESTABLISHED ||
 	    (p->id.lap_state != IB_CM_LAP_SENT &&
 	     p->id.lap_state != IB_CM_MRA_LAP_RCVD)) {
 		spin_unlock_irq(&p->lock);
-		goto out;
+		return;
 	}
 	cm_set_lap_state(p, IB_CM_LAP_IDLE, CM_RECV_APR);
 	cm_cancel_msg(p);
@@ -2781,8 +3065,6 @@ static void cm_recv_apr(struct cm_work *work)
 	event.param.apr_rcvd.info_len = info_len;
 	event.private_data = IBA_GET_MEM_PTR(CM_APR_PRIVATE_DATA, apr);
 	cm_deliver(p, &event);
-out:
-	cm_put_id(p);
 }
 
 /* ---------------------------------------------------------------------
@@ -2790,53 +3072,66 @@ out:
  */
 
 /* A retried message timed out or failed: tell the id, if still current. */
-static void cm_process_send_error(struct cm_work *work)
+/* Whether @p is still where a send it made in @sent left it. */
+static bool cm_still_waiting(struct cm_id_priv *p, enum ib_cm_state sent)
 {
-	struct ib_mad_send_buf *msg = work->msg;
-	struct cm_id_priv *p = msg->context[0];
-	enum ib_cm_state sent = (unsigned long)msg->context[1];
-	struct ib_cm_event event = { .param.send_status = work->status };
-	bool notify = true;
+	enum ib_cm_state now = p->id.state;
 
-	spin_lock_irq(&p->lock);
-	if (p->msg != msg) {
-		spin_unlock_irq(&p->lock);
-		goto free;
-	}
-	p->msg = NULL;
+	/* A newer exchange has a send of its own outstanding. */
+	if (p->msg)
+		return false;
 	switch (sent) {
 	case IB_CM_REQ_SENT:
-		cm_reset_to_idle(p, CM_TIMEOUT);
-		event.event = IB_CM_REQ_ERROR;
-		break;
+		return now == IB_CM_REQ_SENT || now == IB_CM_MRA_REQ_RCVD;
 	case IB_CM_REP_SENT:
-		cm_reset_to_idle(p, CM_TIMEOUT);
-		event.event = IB_CM_REP_ERROR;
-		break;
-	case IB_CM_DREQ_SENT:
-		cm_enter_timewait(p, CM_TIMEOUT);
-		event.event = IB_CM_DREQ_ERROR;
-		break;
-	case IB_CM_SIDR_REQ_SENT:
-		cm_set_state(p, IB_CM_IDLE, CM_TIMEOUT);
-		event.event = IB_CM_SIDR_REQ_ERROR;
-		break;
+		return now == IB_CM_REP_SENT || now == IB_CM_MRA_REP_RCVD;
 	default:
-		notify = false;
-		break;
+		return now == sent;
 	}
-	spin_unlock_irq(&p->lock);
-	trace_icm_mad_send_err(sent, work->status);
-	if (notify)
-		cm_deliver(p, &event);
-free:
-	cm_free_msg(msg);
-	cm_put_id(p);
 }
 
-static void cm_process_establish(struct cm_work *work)
+/* A retried message timed out or failed: tell the id, if still current. */
+static void cm_process_send_error(struct cm_id_priv *p)
 {
-	struct cm_id_priv *p = work->cm_id_priv;
+	struct ib_cm_event event = {};
+	enum ib_cm_state sent;
+	bool notify = false;
+
+	spin_lock_irq(&p->lock);
+	sent = p->err_state;
+	event.param.send_status = p->err_status;
+	if (cm_still_waiting(p, sent)) {
+		notify = true;
+		switch (sent) {
+		case IB_CM_REQ_SENT:
+			cm_reset_to_idle(p, CM_TIMEOUT);
+			event.event = IB_CM_REQ_ERROR;
+			break;
+		case IB_CM_REP_SENT:
+			cm_reset_to_idle(p, CM_TIMEOUT);
+			event.event = IB_CM_REP_ERROR;
+			break;
+		case IB_CM_DREQ_SENT:
+			cm_enter_timewait(p, CM_TIMEOUT);
+			event.event = IB_CM_DREQ_ERROR;
+			break;
+		case IB_CM_SIDR_REQ_SENT:
+			cm_set_state(p, IB_CM_IDLE, CM_TIMEOUT);
+			event.event = IB_CM_SIDR_REQ_ERROR;
+			break;
+		default:
+			notify = false;
+			break;
+		}
+	}
+	spin_unlock_irq(&p->lock);
+	trace_icm_mad_send_err(sent, event.param.send_status);
+	if (notify)
+		cm_deliver(p, &event);
+}
+
+static void cm_process_establish(struct cm_id_priv *p)
+{
 	struct ib_cm_event event = { .event = IB_CM_USER_ESTABLISHED };
 	bool notify = false;
 
@@ -2851,49 +3146,70 @@ static void cm_process_establish(struct cm_work *work)
 		cm_deliver(p, &event);
 	else
 		trace_icm_establish_err(&p->id);
-	cm_put_id(p);
 }
 
-/* One handler per message, in attribute ID order (REQ = 0x10 ... APR). */
-static void (*const cm_recv_fn[CM_ATTR_COUNT])(struct cm_work *work) = {
-	cm_recv_req, cm_recv_mra, cm_recv_rej, cm_recv_rep, cm_recv_rtu,
-	cm_recv_dreq, cm_recv_drep, cm_recv_sidr_req, cm_recv_sidr_rep,
-	cm_recv_lap, cm_recv_apr,
+/**
+ * struct cm_msg_ops - how a received message is handled
+ * @find: when it comes in: the id it is for, referenced; or NULL if there
+ *	is none (counted as unmatched), ERR_PTR(-EINVAL) if a field is out of
+ *	range (counted), any other error if it has been dealt with already
+ *	(answered or counted)
+ * @recv: on the id's queue: the state machine's part
+ */
+struct cm_msg_ops {
+	struct cm_id_priv *(*find)(struct cm_port *port,
+				   struct ib_mad_recv_wc *recv_wc);
+	void (*recv)(struct cm_id_priv *p, struct cm_work *work);
 };
 
-static void cm_process_recv(struct cm_work *work)
-{
-	cm_recv_fn[cm_attr_index(cm_recv_hdr(work->recv_wc)->attr_id)](work);
-	cm_tp_free_recv(work->port, work->recv_wc);
-}
+/* In attribute ID order (REQ = 0x10 ... APR). */
+static const struct cm_msg_ops cm_msg_ops[CM_ATTR_COUNT] = {
+	{ cm_find_req, cm_recv_req },
+	{ cm_find_mra, cm_recv_mra },
+	{ cm_find_rej, cm_recv_rej },
+	{ cm_find_rep, cm_recv_rep },
+	{ cm_find_rtu, cm_recv_rtu },
+	{ cm_find_dreq, cm_recv_dreq },
+	{ cm_find_drep, cm_recv_drep },
+	{ cm_find_sidr_req, cm_recv_sidr_req },
+	{ cm_find_sidr_rep, cm_recv_sidr_rep },
+	{ cm_find_lap, cm_recv_lap },
+	{ cm_find_apr, cm_recv_apr },
+};
 
-static void cm_work_handler(struct work_struct *_work)
+static void cm_process_input(struct cm_id_priv *p, struct cm_input *in)
 {
-	struct cm_work *work = container_of(_work, struct cm_work, work);
+	struct cm_work *work;
 
-	switch (work->kind) {
-	case CM_WORK_RECV:
-		cm_process_recv(work);
+	switch (in->kind) {
+	case CM_INPUT_RECV:
+		work = container_of(in, struct cm_work, in);
+		cm_msg_ops[cm_attr_index(cm_recv_hdr(work->recv_wc)->attr_id)]
+			.recv(p, work);
+		cm_tp_free_recv(work->port, work->recv_wc);
+		kfree(work);
 		break;
-	case CM_WORK_SEND_ERROR:
-		cm_process_send_error(work);
+	case CM_INPUT_SEND_ERROR:
+		cm_process_send_error(p);
 		break;
-	case CM_WORK_ESTABLISH:
-		cm_process_establish(work);
+	case CM_INPUT_ESTABLISH:
+		cm_process_establish(p);
+		break;
+	case CM_INPUT_TIMEWAIT:
+		cm_timewait_end(p);
 		break;
 	}
-	kfree(work);
 }
 
 static void cm_send_handler(struct ib_mad_agent *agent,
 			    struct ib_mad_send_wc *wc)
 {
 	struct ib_mad_send_buf *msg = wc->send_buf;
-	struct cm_id_priv *p = msg->context[0];
 	struct cm_port *port = agent->context;
 	__be16 attr_id = ((struct ib_mad_hdr *)msg->mad)->attr_id;
-	struct cm_work *work;
 	int retries = msg->retries;
+	struct cm_id_priv *p;
+	unsigned long flags;
 
 	if (msg->context[1] == CM_MSG_RESENT)
 		retries = 1;
@@ -2901,30 +3217,24 @@ static void cm_send_handler(struct ib_mad_agent *agent,
 	if (retries)
 		cm_count(port, CM_XMIT_RETRIES, attr_id, retries);
 
-	if (!p) {
-		cm_free_msg(msg);
-		return;
-	}
-
-	/* Cancelled sends (answered, or the agent going away) need nothing. */
-	if (wc->status != IB_WC_SUCCESS && wc->status != IB_WC_WR_FLUSH_ERR) {
-		work = kzalloc_obj(*work, GFP_ATOMIC);
-		if (work) {
-			INIT_WORK(&work->work, cm_work_handler);
-			work->kind = CM_WORK_SEND_ERROR;
-			work->msg = msg;
-			work->status = wc->status;
-			queue_work(cm.wq, &work->work);
-			return;
+	/* Still the id's outstanding send?  Then it holds a reference. */
+	p = xchg(&msg->context[0], NULL);
+	if (p) {
+		spin_lock_irqsave(&p->lock, flags);
+		if (p->msg == msg) {
+			p->msg = NULL;
+			/* Flushed: the agent is going away; nothing to tell. */
+			if (wc->status != IB_WC_SUCCESS &&
+			    wc->status != IB_WC_WR_FLUSH_ERR) {
+				p->err_state = p->msg_state;
+				p->err_status = wc->status;
+				cm_queue_own_input_locked(p, &p->err_in);
+			}
 		}
+		spin_unlock_irqrestore(&p->lock, flags);
+		cm_put_id(p);
 	}
-
-	spin_lock_irq(&p->lock);
-	if (p->msg == msg)
-		p->msg = NULL;
-	spin_unlock_irq(&p->lock);
 	cm_free_msg(msg);
-	cm_put_id(p);
 }
 
 /* First checks on a received MAD, before it is queued. */
@@ -2950,7 +3260,9 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 			    struct ib_mad_recv_wc *recv_wc)
 {
 	struct cm_port *port = agent->context;
+	const struct cm_msg_ops *ops;
 	struct cm_work *work;
+	struct cm_id_priv *p;
 	int why;
 
 	why = cm_check_mad(recv_wc);
@@ -2958,18 +3270,28 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 		cm_count_drop(port, why);
 		goto free;
 	}
-	cm_count(port, CM_RECV, recv_wc->recv_buf.mad->mad_hdr.attr_id, 1);
+	cm_count(port, CM_RECV, cm_recv_hdr(recv_wc)->attr_id, 1);
 
+	ops = &cm_msg_ops[cm_attr_index(cm_recv_hdr(recv_wc)->attr_id)];
+	p = ops->find(port, recv_wc);
+	if (IS_ERR_OR_NULL(p)) {
+		if (!p)
+			cm_count_drop(port, CM_DROP_UNMATCHED);
+		else if (PTR_ERR(p) == -EINVAL)
+			cm_count_drop(port, CM_DROP_FIELD);
+		goto free;
+	}
 	work = kzalloc_obj(*work);
 	if (!work) {
 		cm_count_drop(port, CM_DROP_NOMEM);
+		cm_put_id(p);
 		goto free;
 	}
-	INIT_WORK(&work->work, cm_work_handler);
-	work->kind = CM_WORK_RECV;
+	work->in.kind = CM_INPUT_RECV;
 	work->port = port;
 	work->recv_wc = recv_wc;
-	queue_work(cm.wq, &work->work);
+	cm_queue_input(p, &work->in);
+	cm_put_id(p);
 	return;
 
 free:
@@ -3010,6 +3332,7 @@ static int cm_listen_locked(struct cm_id_priv *p, __be64 service_id)
 		return -EBUSY;
 	}
 	p->id.service_id = service_id;
+	p->is_listener = true;
 	cm_set_state(p, IB_CM_LISTEN, CM_LISTEN);
 	p->listen_sharecount = 1;
 	cm_insert_listen(p);
@@ -3816,31 +4139,22 @@ static bool cm_has_alt_path(struct cm_id_priv *p)
 int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event)
 {
 	struct cm_id_priv *p = to_priv(cm_id);
-	struct cm_work *work;
 	unsigned long flags;
 	int ret = 0;
 
 	switch (event) {
 	case IB_EVENT_COMM_EST:
-		/* May come from a QP event handler: defer to cm.wq. */
+		/* May come from a QP event handler: an input of the id. */
 		spin_lock_irqsave(&p->lock, flags);
 		if (p->id.state == IB_CM_ESTABLISHED)
 			ret = -EISCONN;
 		else if (p->id.state != IB_CM_REP_SENT &&
 			 p->id.state != IB_CM_MRA_REP_RCVD)
 			ret = -EINVAL;
+		else
+			cm_queue_own_input_locked(p, &p->est_in);
 		spin_unlock_irqrestore(&p->lock, flags);
-		if (ret)
-			return ret;
-		work = kzalloc_obj(*work, GFP_ATOMIC);
-		if (!work)
-			return -ENOMEM;
-		INIT_WORK(&work->work, cm_work_handler);
-		work->kind = CM_WORK_ESTABLISH;
-		work->cm_id_priv = p;
-		cm_get_id(p);
-		queue_work(cm.wq, &work->work);
-		return 0;
+		return ret;
 	case IB_EVENT_PATH_MIG:
 		/* The QP moved to its alternate path: swap ours too. */
 		spin_lock_irqsave(&p->lock, flags);
@@ -4304,7 +4618,12 @@ static int __init ib_cm_init(void)
 	cm_init_transitions();
 	cm_init_counter_groups();
 
-	cm.wq = alloc_ordered_workqueue("ib_cm", WQ_MEM_RECLAIM);
+	/*
+	 * Per-CPU workers, as many as there are ids with inputs: one whose
+	 * handler sleeps holds up only itself.  The CM carries storage
+	 * connections (NVMe-oF, iSER, SRP), hence the rescuer.
+	 */
+	cm.wq = alloc_workqueue("ib_cm", WQ_MEM_RECLAIM | WQ_PERCPU, 0);
 	if (!cm.wq) {
 		ret = -ENOMEM;
 		goto err_xa;
@@ -4328,14 +4647,22 @@ static void __exit ib_cm_cleanup(void)
 
 	ib_unregister_client(&cm_client);
 
-	/* Only ids in timewait can be left: end their timers now. */
+	/*
+	 * Only ids in timewait can be left: end their timers now.  An entry
+	 * stays valid for an RCU grace period after its last reference went,
+	 * so each is looked up and referenced inside one read-side section.
+	 */
+	rcu_read_lock();
 	xa_for_each(&cm.local_ids, index, p) {
 		if (!refcount_inc_not_zero(&p->refcount))
 			continue;
-		if (cancel_delayed_work(&p->timewait_work))
+		rcu_read_unlock();
+		if (timer_delete_sync(&p->tw_timer))
 			cm_put_id(p);
 		cm_put_id(p);
+		rcu_read_lock();
 	}
+	rcu_read_unlock();
 	destroy_workqueue(cm.wq);
 	rcu_barrier();
 	xa_destroy(&cm.local_ids);

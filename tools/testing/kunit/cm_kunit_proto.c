@@ -373,10 +373,11 @@ static void fk_end_timewaits(struct fk *fk)
 	rcu_read_lock();
 	xa_for_each(&cm.local_ids, index, p) {
 		if (p->id.device != fk->dev ||
-		    READ_ONCE(p->id.state) != IB_CM_TIMEWAIT ||
-		    !delayed_work_pending(&p->timewait_work))
+		    READ_ONCE(p->id.state) != IB_CM_TIMEWAIT)
 			continue;
-		mod_delayed_work(cm.wq, &p->timewait_work, 0);
+		/* As if the timer fired now. */
+		if (timer_delete(&p->tw_timer))
+			cm_timewait_timer(&p->tw_timer);
 	}
 	rcu_read_unlock();
 	fk_flush();
