@@ -75,6 +75,7 @@
 #include <rdma/ib_sa.h>
 #include <rdma/ib_sysfs.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/opa_addr.h>
 
 #include "core_priv.h"
 #include "cm_msgs.h"
@@ -88,6 +89,17 @@ MODULE_LICENSE("GPL");
 
 /* Service timeout we put in every MRA we send (about 69 seconds). */
 #define CM_MRA_SERVICE_TIMEOUT_VALUE	24
+
+/*
+ * Received MADs waiting to be processed, at most: on one port, and on one
+ * id (a listener's REQs, say).  What comes beyond is dropped and counted
+ * in cm_rx_drops/backlog; the peer resends it, as it resends a MAD lost on
+ * the wire.  A peer that follows the protocol has no more than the MAD
+ * layer's window of messages outstanding towards us (128 per agent), so
+ * only a flood reaches these.  Each waiting MAD pins about 600 bytes.
+ */
+#define CM_PORT_BACKLOG		4096
+#define CM_ID_BACKLOG		512
 
 /* Counters kept per port, in the groups the sysfs directories show. */
 enum cm_counter_group {
@@ -111,6 +123,7 @@ enum cm_drop_reason {
 	CM_DROP_FIELD,		/* a field value outside its range */
 	CM_DROP_NOMEM,		/* no memory to process it */
 	CM_DROP_UNMATCHED,	/* for no connection we know, or out of state */
+	CM_DROP_BACKLOG,	/* too many waiting already: the peer resends */
 	CM_DROP_REASONS
 };
 
@@ -126,12 +139,14 @@ struct cm_transport;
  * @port_num: the port number (from 1)
  * @counters: message counters, by group and attribute
  * @drops: received MADs dropped, by reason
+ * @backlog: received MADs waiting on the queues of ids
  */
 struct cm_port {
 	struct cm_device *cm_dev;
 	struct ib_mad_agent *mad_agent;
 	struct ib_mad_agent *rep_agent;
 	u32 port_num;
+	atomic_t backlog;
 	atomic_long_t counters[CM_RECV_DUPLICATES + 1][CM_ATTR_COUNT];
 	atomic_long_t drops[CM_DROP_REASONS];
 };
@@ -218,11 +233,15 @@ struct cm_work {
  * @cb_done: woken when a callback of this id returns
  * @cb_task: the task running this id's handler, or NULL
  * @destroyed: ib_destroy_cm_id() was called; no more callbacks
+ * @destroy_deferred: it was called from the id's own callback, and the id
+ *	is wound down when that returns
+ * @destroy_err: the handler's return value for that wind-down
  * @is_listener: the id listens (or listened) for REQs and SIDR_REQs
  * @work_list: inputs waiting to be processed, in arrival order
  * @work: processes @work_list on cm.wq, one input at a time
  * @work_busy: @work is queued or running, or the id is being handed over;
  *	a reference is held meanwhile
+ * @nr_recv: received MADs on @work_list
  * @err_in: input for the failure of @msg
  * @est_in: input for ib_cm_notify(IB_EVENT_COMM_EST)
  * @tw_in: input for the end of timewait
@@ -269,11 +288,14 @@ struct cm_id_priv {
 	wait_queue_head_t cb_done;
 	struct task_struct *cb_task;
 	bool destroyed;
+	bool destroy_deferred;
+	int destroy_err;
 	bool is_listener;
 
 	struct list_head work_list;
 	struct work_struct work;
 	bool work_busy;
+	unsigned int nr_recv;
 	struct cm_input err_in;
 	struct cm_input est_in;
 	struct cm_input tw_in;
@@ -314,7 +336,6 @@ struct cm_id_priv {
 	struct rcu_head rcu;
 };
 
-
 static struct {
 	spinlock_t lock;		/* devices and the four trees */
 	struct list_head devices;
@@ -328,6 +349,8 @@ static struct {
 	u64 next_service_id;
 	atomic64_t tid_seq;
 	struct workqueue_struct *wq;
+	struct kmem_cache *id_cache;
+	struct kmem_cache *work_cache;
 } cm = {
 	.lock = __SPIN_LOCK_UNLOCKED(cm.lock),
 	.devices = LIST_HEAD_INIT(cm.devices),
@@ -358,11 +381,12 @@ static inline struct cm_id_priv *to_priv(struct ib_cm_id *cm_id)
 
 /*
  * A 5-bit IBTA time value t stands for 4.096us * 2^t; rounded to
- * milliseconds that is 2^(t-8), at least 1.
+ * milliseconds that is 2^(t-8), at least 1.  Wider values (a path's
+ * 6-bit packet lifetime) count as the largest, 31.
  */
 static int cm_iba_to_ms(unsigned int t)
 {
-	return 1 << max_t(int, (int)t - 8, 0);
+	return 1 << max_t(int, (int)min(t, 31U) - 8, 0);
 }
 
 /*
@@ -381,6 +405,15 @@ static u8 cm_ack_timeout(u8 ca_ack_delay, u8 packet_life_time)
 	if (lo + 1 >= hi)
 		hi++;
 	return min(hi, 31U);
+}
+
+/*
+ * A value for a field of @bits bits: callers may ask for more than the
+ * wire carries (the stock CM accepts and truncates that); it is clamped.
+ */
+static u8 cm_clamp(u8 val, unsigned int bits)
+{
+	return min_t(u8, val, BIT(bits) - 1);
 }
 
 static bool cm_attr_valid(__be16 attr_id)
@@ -771,7 +804,7 @@ static int cm_av_from_wc(struct cm_av *av, struct cm_port *port,
 
 static void cm_free_rcu(struct rcu_head *rcu)
 {
-	kfree(container_of(rcu, struct cm_id_priv, rcu));
+	kmem_cache_free(cm.id_cache, container_of(rcu, struct cm_id_priv, rcu));
 }
 
 static void cm_unlink_node(struct rb_node *node, struct rb_root *root)
@@ -847,7 +880,7 @@ static struct cm_id_priv *cm_alloc_id(struct ib_device *device,
 	u32 index;
 	int ret;
 
-	p = kzalloc_obj(*p, gfp);
+	p = kmem_cache_zalloc(cm.id_cache, gfp);
 	if (!p)
 		return ERR_PTR(-ENOMEM);
 
@@ -874,7 +907,7 @@ static struct cm_id_priv *cm_alloc_id(struct ib_device *device,
 	ret = xa_alloc_cyclic_irq(&cm.local_ids, &index, publish ? p : NULL,
 				  xa_limit_32b, &cm.local_id_next, gfp);
 	if (ret < 0) {
-		kfree(p);
+		kmem_cache_free(cm.id_cache, p);
 		return ERR_PTR(ret);
 	}
 	p->id.local_id = cpu_to_be32(index ^ cm.local_id_mask);
@@ -1661,13 +1694,20 @@ static void cm_queue_input_locked(struct cm_id_priv *p, struct cm_input *in)
 	}
 }
 
-static void cm_queue_input(struct cm_id_priv *p, struct cm_input *in)
+/* Queue a received MAD for @p, unless @p has too many waiting already. */
+static bool cm_queue_recv(struct cm_id_priv *p, struct cm_work *work)
 {
 	unsigned long flags;
+	bool queued;
 
 	spin_lock_irqsave(&p->lock, flags);
-	cm_queue_input_locked(p, in);
+	queued = p->nr_recv < CM_ID_BACKLOG;
+	if (queued) {
+		p->nr_recv++;
+		cm_queue_input_locked(p, &work->in);
+	}
 	spin_unlock_irqrestore(&p->lock, flags);
+	return queued;
 }
 
 /* Queue one of the inputs the id itself carries, unless it is queued. */
@@ -1722,6 +1762,8 @@ static void cm_id_work(struct work_struct *work)
 			break;
 		}
 		list_del_init(&in->list);
+		if (in->kind == CM_INPUT_RECV)
+			p->nr_recv--;
 		spin_unlock_irq(&p->lock);
 		cm_process_input(p, in);
 		cond_resched();
@@ -1730,10 +1772,34 @@ static void cm_id_work(struct work_struct *work)
 }
 
 static void cm_destroy(struct cm_id_priv *p, int err);
+static void cm_wind_down_locked(struct cm_id_priv *p, int err);
 static void cm_disconnect_stale(struct cm_id_priv *old);
 static int cm_send_sidr_rep_locked(struct cm_id_priv *p,
 				   struct ib_cm_sidr_rep_param *param,
 				   enum cm_cause cause);
+
+/*
+ * @p's callback has returned: no task is in it any more.  If it destroyed
+ * @p, finish that now; returns whether it did.  The caller holds a
+ * reference of its own, so the wake-up never touches freed memory.
+ */
+static bool cm_callback_done(struct cm_id_priv *p)
+{
+	bool deferred;
+
+	spin_lock_irq(&p->lock);
+	p->cb_task = NULL;
+	deferred = p->destroy_deferred;
+	if (deferred) {
+		p->destroy_deferred = false;
+		cm_wind_down_locked(p, p->destroy_err);
+	}
+	spin_unlock_irq(&p->lock);
+	wake_up_all(&p->cb_done);
+	if (deferred)
+		cm_put_id(p);	/* the user's reference */
+	return deferred;
+}
 
 /*
  * Call @p's handler for @event, unless the id was destroyed.  Runs in the
@@ -1758,12 +1824,7 @@ static void cm_deliver(struct cm_id_priv *p, struct ib_cm_event *event)
 
 	ret = handler(&p->id, event);
 
-	spin_lock_irq(&p->lock);
-	p->cb_task = NULL;
-	spin_unlock_irq(&p->lock);
-	wake_up_all(&p->cb_done);
-
-	if (ret) {
+	if (!cm_callback_done(p) && ret) {
 		trace_icm_handler_err(event->event);
 		cm_destroy(p, ret);
 	}
@@ -1835,13 +1896,16 @@ static void cm_timewait_end(struct cm_id_priv *p)
  * Receiving: REQ
  */
 
+/*
+ * Whether a REQ carries an alternate path: it names a LID for it (or an
+ * OPA GID, whose LIDs do not fit the field), as the stock CM decides.  A
+ * RoCE peer that fills in the GID alone offers none.
+ */
 static bool cm_req_has_alt_path(struct cm_req_msg *req)
 {
-	const union ib_gid *gid =
-		IBA_GET_MEM_PTR(CM_REQ_ALTERNATE_LOCAL_PORT_GID, req);
-
 	return IBA_GET(CM_REQ_ALTERNATE_LOCAL_PORT_LID, req) ||
-	       gid->global.subnet_prefix || gid->global.interface_id;
+	       ib_is_opa_gid(IBA_GET_MEM_PTR(CM_REQ_ALTERNATE_LOCAL_PORT_GID,
+					     req));
 }
 
 /* The QP type a REQ asks for, or IB_QPT_MAX when it is not one we know. */
@@ -2159,11 +2223,7 @@ static void cm_deliver_new(struct cm_id_priv *p, struct cm_id_priv *listen,
 	spin_unlock_irq(&listen->lock);
 
 	cm_deliver(p, event);
-
-	spin_lock_irq(&listen->lock);
-	listen->cb_task = NULL;
-	spin_unlock_irq(&listen->lock);
-	wake_up_all(&listen->cb_done);
+	cm_callback_done(listen);
 }
 
 /*
@@ -2363,7 +2423,7 @@ static void cm_format_rep_event(struct cm_rep_msg *rep, struct cm_id_priv *p,
 }
 
 static struct cm_id_priv *cm_find_rep(struct cm_port *port,
-				       struct ib_mad_recv_wc *recv_wc)
+				      struct ib_mad_recv_wc *recv_wc)
 {
 	struct cm_rep_msg *rep = (struct cm_rep_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
@@ -2461,7 +2521,7 @@ static struct cm_id_priv *cm_find_conn(u32 ours, u32 theirs)
 }
 
 static struct cm_id_priv *cm_find_rtu(struct cm_port *port,
-				       struct ib_mad_recv_wc *recv_wc)
+				      struct ib_mad_recv_wc *recv_wc)
 {
 	struct cm_rtu_msg *rtu = (struct cm_rtu_msg *)recv_wc->recv_buf.mad;
 
@@ -2488,7 +2548,7 @@ static void cm_recv_rtu(struct cm_id_priv *p, struct cm_work *work)
 }
 
 static struct cm_id_priv *cm_find_mra(struct cm_port *port,
-				       struct ib_mad_recv_wc *recv_wc)
+				      struct ib_mad_recv_wc *recv_wc)
 {
 	struct cm_mra_msg *mra = (struct cm_mra_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
@@ -2584,13 +2644,11 @@ static struct cm_id_priv *cm_find_rejected(struct cm_rej_msg *rej)
 }
 
 static struct cm_id_priv *cm_find_rej(struct cm_port *port,
-				       struct ib_mad_recv_wc *recv_wc)
+				      struct ib_mad_recv_wc *recv_wc)
 {
 	struct cm_rej_msg *rej = (struct cm_rej_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
 
-	if (IBA_GET(CM_REJ_REJECTED_INFO_LENGTH, rej) > IB_CM_REJ_ARI_LENGTH)
-		return ERR_PTR(-EINVAL);
 	p = cm_find_rejected(rej);
 	if (!p)
 		trace_icm_rej_unknown_err(NULL);
@@ -2602,7 +2660,10 @@ static void cm_recv_rej(struct cm_id_priv *p, struct cm_work *work)
 	struct cm_rej_msg *rej = cm_recv_msg(work);
 	struct ib_cm_event event = { .event = IB_CM_REJ_RECEIVED };
 	enum ib_cm_rej_reason reason = IBA_GET(CM_REJ_REASON, rej);
-	unsigned int ari_len = IBA_GET(CM_REJ_REJECTED_INFO_LENGTH, rej);
+	/* Delivered however long it claims to be, but only what is there. */
+	unsigned int ari_len = min_t(unsigned int,
+				     IBA_GET(CM_REJ_REJECTED_INFO_LENGTH, rej),
+				     IB_CM_REJ_ARI_LENGTH);
 
 	spin_lock_irq(&p->lock);
 	switch (p->id.state) {
@@ -2670,7 +2731,7 @@ static void cm_issue_drep(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 }
 
 static struct cm_id_priv *cm_find_dreq(struct cm_port *port,
-					struct ib_mad_recv_wc *recv_wc)
+				       struct ib_mad_recv_wc *recv_wc)
 {
 	struct cm_dreq_msg *dreq = (struct cm_dreq_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
@@ -2727,7 +2788,7 @@ static void cm_recv_dreq(struct cm_id_priv *p, struct cm_work *work)
 }
 
 static struct cm_id_priv *cm_find_drep(struct cm_port *port,
-					struct ib_mad_recv_wc *recv_wc)
+				       struct ib_mad_recv_wc *recv_wc)
 {
 	struct cm_drep_msg *drep = (struct cm_drep_msg *)recv_wc->recv_buf.mad;
 
@@ -2871,15 +2932,11 @@ free:
 }
 
 static struct cm_id_priv *cm_find_sidr_rep(struct cm_port *port,
-					    struct ib_mad_recv_wc *recv_wc)
+					   struct ib_mad_recv_wc *recv_wc)
 {
 	struct cm_sidr_rep_msg *rep =
 		(struct cm_sidr_rep_msg *)recv_wc->recv_buf.mad;
 
-	if (IBA_GET(CM_SIDR_REP_STATUS, rep) > IB_SIDR_UNSUPPORTED_VERSION ||
-	    IBA_GET(CM_SIDR_REP_ADDITIONAL_INFORMATION_LENGTH, rep) >
-	    IB_CM_SIDR_REP_INFO_LENGTH)
-		return ERR_PTR(-EINVAL);
 	return cm_find_local(cpu_to_be32(IBA_GET(CM_SIDR_REP_REQUESTID, rep)),
 			     0);
 }
@@ -2890,8 +2947,11 @@ static void cm_recv_sidr_rep(struct cm_id_priv *p, struct cm_work *work)
 	struct ib_cm_event event = { .event = IB_CM_SIDR_REP_RECEIVED };
 	struct ib_cm_sidr_rep_event_param *param = &event.param.sidr_rep_rcvd;
 	unsigned int status = IBA_GET(CM_SIDR_REP_STATUS, rep);
+	/* Any status is delivered; the information only as far as it goes. */
 	unsigned int info_len =
-		IBA_GET(CM_SIDR_REP_ADDITIONAL_INFORMATION_LENGTH, rep);
+		min_t(unsigned int,
+		      IBA_GET(CM_SIDR_REP_ADDITIONAL_INFORMATION_LENGTH, rep),
+		      IB_CM_SIDR_REP_INFO_LENGTH);
 
 	spin_lock_irq(&p->lock);
 	/* Late (after a timeout or destroy): not a repeat, just too late. */
@@ -2945,7 +3005,7 @@ static void cm_path_from_lap(struct cm_lap_msg *lap, struct cm_id_priv *p,
 }
 
 static struct cm_id_priv *cm_find_lap(struct cm_port *port,
-				       struct ib_mad_recv_wc *recv_wc)
+				      struct ib_mad_recv_wc *recv_wc)
 {
 	struct cm_lap_msg *lap = (struct cm_lap_msg *)recv_wc->recv_buf.mad;
 
@@ -3028,7 +3088,7 @@ out:
 }
 
 static struct cm_id_priv *cm_find_apr(struct cm_port *port,
-				       struct ib_mad_recv_wc *recv_wc)
+				      struct ib_mad_recv_wc *recv_wc)
 {
 	struct cm_apr_msg *apr = (struct cm_apr_msg *)recv_wc->recv_buf.mad;
 
@@ -3133,19 +3193,8 @@ static void cm_process_send_error(struct cm_id_priv *p)
 static void cm_process_establish(struct cm_id_priv *p)
 {
 	struct ib_cm_event event = { .event = IB_CM_USER_ESTABLISHED };
-	bool notify = false;
 
-	spin_lock_irq(&p->lock);
-	if (p->id.state == IB_CM_REP_SENT || p->id.state == IB_CM_MRA_REP_RCVD) {
-		cm_cancel_msg(p);
-		cm_set_state(p, IB_CM_ESTABLISHED, CM_COMM_EST);
-		notify = true;
-	}
-	spin_unlock_irq(&p->lock);
-	if (notify)
-		cm_deliver(p, &event);
-	else
-		trace_icm_establish_err(&p->id);
+	cm_deliver(p, &event);
 }
 
 /**
@@ -3177,6 +3226,14 @@ static const struct cm_msg_ops cm_msg_ops[CM_ATTR_COUNT] = {
 	{ cm_find_apr, cm_recv_apr },
 };
 
+/* A received MAD is done with: back to the MAD layer. */
+static void cm_free_work(struct cm_work *work)
+{
+	cm_tp_free_recv(work->port, work->recv_wc);
+	atomic_dec(&work->port->backlog);
+	kmem_cache_free(cm.work_cache, work);
+}
+
 static void cm_process_input(struct cm_id_priv *p, struct cm_input *in)
 {
 	struct cm_work *work;
@@ -3186,8 +3243,7 @@ static void cm_process_input(struct cm_id_priv *p, struct cm_input *in)
 		work = container_of(in, struct cm_work, in);
 		cm_msg_ops[cm_attr_index(cm_recv_hdr(work->recv_wc)->attr_id)]
 			.recv(p, work);
-		cm_tp_free_recv(work->port, work->recv_wc);
-		kfree(work);
+		cm_free_work(work);
 		break;
 	case CM_INPUT_SEND_ERROR:
 		cm_process_send_error(p);
@@ -3281,19 +3337,29 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 			cm_count_drop(port, CM_DROP_FIELD);
 		goto free;
 	}
-	work = kzalloc_obj(*work);
+	if (atomic_inc_return(&port->backlog) > CM_PORT_BACKLOG) {
+		atomic_dec(&port->backlog);
+		cm_count_drop(port, CM_DROP_BACKLOG);
+		goto put;
+	}
+	work = kmem_cache_alloc(cm.work_cache, GFP_KERNEL);
 	if (!work) {
+		atomic_dec(&port->backlog);
 		cm_count_drop(port, CM_DROP_NOMEM);
-		cm_put_id(p);
-		goto free;
+		goto put;
 	}
 	work->in.kind = CM_INPUT_RECV;
 	work->port = port;
 	work->recv_wc = recv_wc;
-	cm_queue_input(p, &work->in);
+	if (!cm_queue_recv(p, work)) {
+		cm_count_drop(port, CM_DROP_BACKLOG);
+		cm_free_work(work);
+	}
 	cm_put_id(p);
 	return;
 
+put:
+	cm_put_id(p);
 free:
 	cm_tp_free_recv(port, recv_wc);
 }
@@ -3368,8 +3434,9 @@ struct ib_cm_id *ib_cm_insert_listen(struct ib_device *device,
 	struct ib_cm_id *cm_id;
 	int ret = 0;
 
-	/* Assigned IDs are the CM's own; they cannot be shared by name. */
-	if ((service_id & IB_SERVICE_ID_AGN_MASK) == IB_CM_ASSIGN_SERVICE_ID)
+	/* Only the assign request itself may use the reserved range. */
+	if ((service_id & IB_SERVICE_ID_AGN_MASK) == IB_CM_ASSIGN_SERVICE_ID &&
+	    service_id != IB_CM_ASSIGN_SERVICE_ID)
 		return ERR_PTR(-EINVAL);
 
 	cm_id = ib_create_cm_id(device, cm_handler, NULL);
@@ -3379,7 +3446,9 @@ struct ib_cm_id *ib_cm_insert_listen(struct ib_device *device,
 
 	spin_lock_irq(&p->lock);
 	spin_lock(&cm.lock);
-	old = cm_find_listen(device, service_id);
+	/* An assigned ID is new: a listener of its own, as with the stock CM. */
+	old = service_id == IB_CM_ASSIGN_SERVICE_ID ? NULL :
+	      cm_find_listen(device, service_id);
 	if (old) {
 		/* A listener in the tree has users; share it if we may. */
 		if (old->id.cm_handler == cm_handler && !old->id.context &&
@@ -3428,11 +3497,6 @@ static int cm_check_req_param(struct ib_cm_req_param *param)
 			  IB_CM_REQ_PRIVATE_DATA_SIZE))
 		return -EINVAL;
 	if (alt && (alt->pkey != pri->pkey || alt->mtu != pri->mtu))
-		return -EINVAL;
-	if (param->local_cm_response_timeout > 31 ||
-	    param->remote_cm_response_timeout > 31 ||
-	    param->max_cm_retries > 15 || param->retry_count > 7 ||
-	    param->rnr_retry_count > 7)
 		return -EINVAL;
 	return 0;
 }
@@ -3511,7 +3575,7 @@ static void cm_format_req(struct cm_req_msg *req, struct cm_id_priv *p,
 	IBA_SET(CM_REQ_LOCAL_QPN, req, param->qp_num);
 	IBA_SET(CM_REQ_INITIATOR_DEPTH, req, param->initiator_depth);
 	IBA_SET(CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT, req,
-		param->remote_cm_response_timeout);
+		cm_clamp(param->remote_cm_response_timeout, 5));
 	if (param->qp_type == IB_QPT_XRC_INI) {
 		transport = CM_REQ_TRANSPORT_EXTENDED;
 		IBA_SET(CM_REQ_EXTENDED_TRANSPORT_TYPE, req,
@@ -3521,18 +3585,18 @@ static void cm_format_req(struct cm_req_msg *req, struct cm_id_priv *p,
 			transport = CM_REQ_TRANSPORT_UC;
 		IBA_SET(CM_REQ_RESPONDER_RESOURCES, req,
 			param->responder_resources);
-		IBA_SET(CM_REQ_RETRY_COUNT, req, param->retry_count);
-		IBA_SET(CM_REQ_RNR_RETRY_COUNT, req, param->rnr_retry_count);
+		IBA_SET(CM_REQ_RETRY_COUNT, req, p->retry_count);
+		IBA_SET(CM_REQ_RNR_RETRY_COUNT, req, p->rnr_retry_count);
 		IBA_SET(CM_REQ_SRQ, req, param->srq);
 	}
 	IBA_SET(CM_REQ_TRANSPORT_SERVICE_TYPE, req, transport);
 	IBA_SET(CM_REQ_END_TO_END_FLOW_CONTROL, req, param->flow_control);
 	IBA_SET(CM_REQ_STARTING_PSN, req, param->starting_psn);
 	IBA_SET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, req,
-		param->local_cm_response_timeout);
+		cm_clamp(param->local_cm_response_timeout, 5));
 	IBA_SET(CM_REQ_PARTITION_KEY, req, be16_to_cpu(pri->pkey));
 	IBA_SET(CM_REQ_PATH_PACKET_PAYLOAD_MTU, req, pri->mtu);
-	IBA_SET(CM_REQ_MAX_CM_RETRIES, req, param->max_cm_retries);
+	IBA_SET(CM_REQ_MAX_CM_RETRIES, req, p->max_cm_retries);
 	cm_format_req_primary(req, param, ack_delay);
 	if (param->alternate_path)
 		cm_format_req_alternate(req, param->alternate_path, ack_delay);
@@ -3576,12 +3640,12 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 		cm_av_move(&p->alt_av, &alt_av);
 	p->id.service_id = param->service_id;
 	p->timeout_ms = 2 * cm_iba_to_ms(param->primary_path->packet_life_time) +
-			cm_iba_to_ms(param->remote_cm_response_timeout);
-	p->max_cm_retries = param->max_cm_retries;
+		cm_iba_to_ms(cm_clamp(param->remote_cm_response_timeout, 5));
+	p->max_cm_retries = cm_clamp(param->max_cm_retries, 4);
 	p->initiator_depth = param->initiator_depth;
 	p->responder_resources = param->responder_resources;
-	p->retry_count = param->retry_count;
-	p->rnr_retry_count = param->rnr_retry_count;
+	p->retry_count = cm_clamp(param->retry_count, 3);
+	p->rnr_retry_count = cm_clamp(param->rnr_retry_count, 3);
 	p->path_mtu = param->primary_path->mtu;
 	p->pkey = param->primary_path->pkey;
 	p->qp_type = param->qp_type;
@@ -3620,7 +3684,8 @@ static void cm_format_rep(struct cm_rep_msg *rep, struct cm_id_priv *p,
 	IBA_SET(CM_REP_RESPONDER_RESOURCES, rep, param->responder_resources);
 	IBA_SET(CM_REP_TARGET_ACK_DELAY, rep, p->av.port->cm_dev->ack_delay);
 	IBA_SET(CM_REP_FAILOVER_ACCEPTED, rep, param->failover_accepted);
-	IBA_SET(CM_REP_RNR_RETRY_COUNT, rep, param->rnr_retry_count);
+	IBA_SET(CM_REP_RNR_RETRY_COUNT, rep,
+		cm_clamp(param->rnr_retry_count, 3));
 	IBA_SET(CM_REP_LOCAL_CA_GUID, rep,
 		be64_to_cpu(p->id.device->node_guid));
 	if (p->qp_type == IB_QPT_XRC_TGT) {
@@ -3650,8 +3715,7 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 
 	if (!param ||
 	    !cm_data_fits(__func__, param->private_data, param->private_data_len,
-			  IB_CM_REP_PRIVATE_DATA_SIZE) ||
-	    param->rnr_retry_count > 7)
+			  IB_CM_REP_PRIVATE_DATA_SIZE))
 		return -EINVAL;
 
 	spin_lock_irqsave(&p->lock, flags);
@@ -4020,34 +4084,18 @@ EXPORT_SYMBOL(ib_send_cm_sidr_rep);
  * id on the consumer's behalf: -ENOMEM keeps a pending REQ unanswered so
  * that the peer retries it.
  */
-static void cm_destroy(struct cm_id_priv *p, int err)
+/*
+ * Wind @p down as its state requires (the DESTROY rows of the state
+ * table): tell the peer what it needs to know and stop any retried send.
+ * @err is the handler's return value when the CM destroys the id on the
+ * consumer's behalf: -ENOMEM for a new REQ leaves the REQ unanswered, so
+ * that the peer retries it (as the stock CM does); in any later state the
+ * peer is told, or it would resend to an id that is gone until its
+ * retries ran out.  p->lock held.
+ */
+static void cm_wind_down_locked(struct cm_id_priv *p, int err)
 {
 	__be64 guid;
-
-	spin_lock_irq(&p->lock);
-	if (p->cb_task == current) {
-		spin_unlock_irq(&p->lock);
-		WARN_ONCE(1, "ib_cm: ib_destroy_cm_id() called from the id's own handler; return non-zero from the handler instead\n");
-		return;
-	}
-	if (p->destroyed) {
-		spin_unlock_irq(&p->lock);
-		WARN_ONCE(1, "ib_cm: cm_id destroyed twice\n");
-		return;
-	}
-	if (p->id.state == IB_CM_LISTEN) {
-		spin_lock(&cm.lock);
-		if (--p->listen_sharecount > 0) {
-			/* A shared listener lives on for its other users. */
-			spin_unlock(&cm.lock);
-			spin_unlock_irq(&p->lock);
-			cm_put_id(p);
-			return;
-		}
-		cm_unlink_node(&p->listen_node, &cm.listen_tree);
-		spin_unlock(&cm.lock);
-	}
-	p->destroyed = true;
 
 	switch (p->id.state) {
 	case IB_CM_LISTEN:
@@ -4072,12 +4120,16 @@ static void cm_destroy(struct cm_id_priv *p, int err)
 		cm_reset_to_idle(p, CM_DESTROY);
 		break;
 	case IB_CM_REQ_RCVD:
-	case IB_CM_MRA_REQ_SENT:
-	case IB_CM_REP_RCVD:
-	case IB_CM_MRA_REP_SENT:
 		if (err != -ENOMEM)
 			cm_send_rej_locked(p, IB_CM_REJ_CONSUMER_DEFINED, NULL,
 					   0, NULL, 0);
+		cm_reset_to_idle(p, CM_DESTROY);
+		break;
+	case IB_CM_MRA_REQ_SENT:
+	case IB_CM_REP_RCVD:
+	case IB_CM_MRA_REP_SENT:
+		cm_send_rej_locked(p, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
+				   NULL, 0);
 		cm_reset_to_idle(p, CM_DESTROY);
 		break;
 	case IB_CM_REP_SENT:
@@ -4113,6 +4165,55 @@ static void cm_destroy(struct cm_id_priv *p, int err)
 	 */
 	cm_av_release(&p->av);
 	cm_av_release(&p->alt_av);
+}
+
+/*
+ * One user of a listener lets go: true if others share it still, else
+ * the listener leaves the table.  p->lock held.
+ */
+static bool cm_listener_shared(struct cm_id_priv *p)
+{
+	bool shared;
+
+	spin_lock(&cm.lock);
+	shared = --p->listen_sharecount > 0;
+	if (!shared)
+		cm_unlink_node(&p->listen_node, &cm.listen_tree);
+	spin_unlock(&cm.lock);
+	return shared;
+}
+
+/*
+ * Destroy @p for the user (ib_destroy_cm_id(), or a handler's non-zero
+ * @err).  Called from the id's own callback, the id is wound down when
+ * that returns, exactly as for a non-zero return.  Otherwise, once the
+ * id is wound down, this waits for a callback another task is running,
+ * and for nothing else: a send the MAD layer never completes holds
+ * neither the id nor this call (see cm_cancel_msg()).
+ */
+static void cm_destroy(struct cm_id_priv *p, int err)
+{
+	spin_lock_irq(&p->lock);
+	if (p->destroyed) {
+		spin_unlock_irq(&p->lock);
+		WARN_ONCE(1, "ib_cm: cm_id destroyed twice\n");
+		return;
+	}
+	/* A shared listener lives on for its other users, callback or not. */
+	if (p->id.state == IB_CM_LISTEN && cm_listener_shared(p)) {
+		spin_unlock_irq(&p->lock);
+		cm_put_id(p);
+		return;
+	}
+	p->destroyed = true;
+	if (p->cb_task == current) {
+		p->destroy_deferred = true;
+		p->destroy_err = err;
+		spin_unlock_irq(&p->lock);
+		pr_warn_once("ib_cm: ib_destroy_cm_id() from the id's own handler; it is destroyed when the handler returns (returning non-zero does the same)\n");
+		return;
+	}
+	cm_wind_down_locked(p, err);
 	spin_unlock_irq(&p->lock);
 
 	/* No callback starts now; wait for one that is running. */
@@ -4144,15 +4245,23 @@ int ib_cm_notify(struct ib_cm_id *cm_id, enum ib_event_type event)
 
 	switch (event) {
 	case IB_EVENT_COMM_EST:
-		/* May come from a QP event handler: an input of the id. */
+		/*
+		 * Established before this returns, as with the stock CM; the
+		 * event follows as an input of the id (this may be called from
+		 * a QP event handler).
+		 */
 		spin_lock_irqsave(&p->lock, flags);
-		if (p->id.state == IB_CM_ESTABLISHED)
+		if (p->id.state == IB_CM_ESTABLISHED) {
 			ret = -EISCONN;
-		else if (p->id.state != IB_CM_REP_SENT &&
-			 p->id.state != IB_CM_MRA_REP_RCVD)
+		} else if ((p->id.state != IB_CM_REP_SENT &&
+			    p->id.state != IB_CM_MRA_REP_RCVD) || p->destroyed) {
+			trace_icm_establish_err(&p->id);
 			ret = -EINVAL;
-		else
+		} else {
+			cm_cancel_msg(p);
+			cm_set_state(p, IB_CM_ESTABLISHED, CM_COMM_EST);
 			cm_queue_own_input_locked(p, &p->est_in);
+		}
 		spin_unlock_irqrestore(&p->lock, flags);
 		return ret;
 	case IB_EVENT_PATH_MIG:
@@ -4385,6 +4494,7 @@ static const char * const cm_drop_names[CM_DROP_REASONS] = {
 	[CM_DROP_FIELD] = "field",
 	[CM_DROP_NOMEM] = "nomem",
 	[CM_DROP_UNMATCHED] = "unmatched",
+	[CM_DROP_BACKLOG] = "backlog",
 };
 
 static const char * const cm_group_names[CM_COUNTER_GROUPS] = {
@@ -4543,6 +4653,8 @@ static int cm_add_one(struct ib_device *ib_device)
 	cm_dev = kzalloc_flex(*cm_dev, port, ib_device->phys_port_cnt);
 	if (!cm_dev)
 		return -ENOMEM;
+	/* Not left to the allocator: compilers without __counted_by skip it. */
+	cm_dev->nports = ib_device->phys_port_cnt;
 	kref_init(&cm_dev->kref);
 	rwlock_init(&cm_dev->agent_lock);
 	cm_dev->ib_device = ib_device;
@@ -4618,6 +4730,16 @@ static int __init ib_cm_init(void)
 	cm_init_transitions();
 	cm_init_counter_groups();
 
+	/* Caches of their own: exact sizes, and visible in slabinfo. */
+	cm.id_cache = kmem_cache_create("ib_cm_id", sizeof(struct cm_id_priv),
+					0, 0, NULL);
+	cm.work_cache = kmem_cache_create("ib_cm_work", sizeof(struct cm_work),
+					  0, 0, NULL);
+	if (!cm.id_cache || !cm.work_cache) {
+		ret = -ENOMEM;
+		goto err_cache;
+	}
+
 	/*
 	 * Per-CPU workers, as many as there are ids with inputs: one whose
 	 * handler sleeps holds up only itself.  The CM carries storage
@@ -4626,7 +4748,7 @@ static int __init ib_cm_init(void)
 	cm.wq = alloc_workqueue("ib_cm", WQ_MEM_RECLAIM | WQ_PERCPU, 0);
 	if (!cm.wq) {
 		ret = -ENOMEM;
-		goto err_xa;
+		goto err_cache;
 	}
 	ret = ib_register_client(&cm_client);
 	if (ret)
@@ -4635,7 +4757,9 @@ static int __init ib_cm_init(void)
 
 err_wq:
 	destroy_workqueue(cm.wq);
-err_xa:
+err_cache:
+	kmem_cache_destroy(cm.work_cache);
+	kmem_cache_destroy(cm.id_cache);
 	xa_destroy(&cm.local_ids);
 	return ret;
 }
@@ -4666,6 +4790,8 @@ static void __exit ib_cm_cleanup(void)
 	destroy_workqueue(cm.wq);
 	rcu_barrier();
 	xa_destroy(&cm.local_ids);
+	kmem_cache_destroy(cm.work_cache);
+	kmem_cache_destroy(cm.id_cache);
 }
 
 module_init(ib_cm_init);

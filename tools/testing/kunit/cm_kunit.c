@@ -22,7 +22,7 @@
  *   ib_cm_qp_attr      QP attributes for INIT, RTR and RTS
  *   ib_cm_hostile      received MADs the CM must drop or classify
  *   ib_cm_active, ib_cm_passive, ib_cm_sidr_lap, ib_cm_duplicates,
- *   ib_cm_contract, ib_cm_states (cm_kunit_proto.c)
+ *   ib_cm_contract, ib_cm_states, ib_cm_floods (cm_kunit_proto.c)
  *
  * Under debug.kunitconfig the harness scans for leaks after the suites
  * (kmemleak-init.sh).
@@ -1423,6 +1423,30 @@ static void insert_listen_shares_until_last_user(struct kunit *test)
 						     CM_KUNIT_SID));
 }
 
+/* An assigned service ID makes a listener of its own each time (stock). */
+static void insert_listen_assigns_a_service_id(struct kunit *test)
+{
+	struct cm_kunit_ctx *ctx = test->priv;
+	struct ib_cm_id *a, *b;
+
+	a = ib_cm_insert_listen(ctx->dev[0], cm_kunit_handler,
+				IB_CM_ASSIGN_SERVICE_ID);
+	b = ib_cm_insert_listen(ctx->dev[0], cm_kunit_handler,
+				IB_CM_ASSIGN_SERVICE_ID);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(a));
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(b));
+	KUNIT_EXPECT_PTR_NE(test, a, b);
+	KUNIT_EXPECT_EQ(test, a->state, IB_CM_LISTEN);
+	KUNIT_EXPECT_EQ(test, a->service_id & IB_SERVICE_ID_AGN_MASK,
+			IB_CM_ASSIGN_SERVICE_ID);
+	KUNIT_EXPECT_NE(test, a->service_id, b->service_id);
+	KUNIT_EXPECT_PTR_EQ(test, cm_kunit_find_listen(ctx->dev[0],
+						       be64_to_cpu(a->service_id)),
+			    to_priv(a));
+	ib_destroy_cm_id(a);
+	ib_destroy_cm_id(b);
+}
+
 static void insert_listen_with_other_handler_is_invalid(struct kunit *test)
 {
 	struct cm_kunit_ctx *ctx = test->priv;
@@ -1546,6 +1570,7 @@ static struct kunit_case cm_kunit_listen_cases[] = {
 	KUNIT_CASE_PARAM(listen_in_assigned_range_is_invalid,
 			 cm_kunit_assigned_gen_params),
 	KUNIT_CASE(insert_listen_shares_until_last_user),
+	KUNIT_CASE(insert_listen_assigns_a_service_id),
 	KUNIT_CASE(insert_listen_with_other_handler_is_invalid),
 	KUNIT_CASE(insert_listen_does_not_share_a_private_listener),
 	KUNIT_CASE_PARAM(listen_outside_idle_is_invalid,
@@ -2036,8 +2061,9 @@ static const struct cm_kunit_misuse_case cm_kunit_misuse_cases[] = {
 	       call_sidr_rep_ok, -EINVAL, IB_CM_SIDR_REQ_SENT),
 	MISUSE_PORT("REP with long private data", IB_CM_REQ_RCVD,
 		    call_rep_long, -EINVAL, IB_CM_REQ_RCVD),
-	MISUSE_PORT("REP with RNR retry count 8", IB_CM_REQ_RCVD,
-		    call_rep_bad_rnr_retry, -EINVAL, IB_CM_REQ_RCVD),
+	MISUSE_PORT("REP with RNR retry count 8 (as 7) reaches the port",
+		    IB_CM_REQ_RCVD, call_rep_bad_rnr_retry, -ENODEV,
+		    IB_CM_REQ_RCVD),
 	MISUSE_PORT("REP with full private data reaches the port",
 		    IB_CM_REQ_RCVD, call_rep_ok, -ENODEV, IB_CM_REQ_RCVD),
 	MISUSE_PORT("REP after MRA reaches the port", IB_CM_MRA_REQ_SENT,
@@ -2717,7 +2743,10 @@ static void random_mads_are_classified_without_crashing(struct kunit *test)
 		}
 		valid_reqs += cm_req_valid(req);
 		alt = cm_req_has_alt_path(req);
-		if (alt != (cm_kunit_any(d + 96, 2) || cm_kunit_any(d + 100, 16))) {
+		/* A LID, or an OPA GID (OUI 00:06:6a at bytes 108-110). */
+		if (alt != (cm_kunit_any(d + 96, 2) ||
+			    (d[108] == 0x00 && d[109] == 0x06 &&
+			     d[110] == 0x6a))) {
 			KUNIT_FAIL(test, "MAD %u: alternate path wrong", i);
 			break;
 		}
@@ -2778,5 +2807,6 @@ kunit_test_suites(&cm_kunit_wire_suite, &cm_kunit_arith_suite,
 		  &cm_kunit_misuse_suite,
 		  &cm_kunit_qp_suite, &cm_kunit_hostile_suite,
 		  &fk_active_suite, &fk_passive_suite, &fk_sidr_lap_suite,
-		  &fk_dup_suite, &fk_contract_suite, &fk_state_suite);
+		  &fk_dup_suite, &fk_contract_suite, &fk_state_suite,
+		  &fk_flood_suite);
 

@@ -24,6 +24,7 @@
  *   ib_cm_duplicates  duplicate and stale messages, REJ TIMEOUT and ARI
  *   ib_cm_contract    the handler contract
  *   ib_cm_states      destroy and time out in every state
+ *   ib_cm_floods      the backlog of received MADs is bounded
  */
 
 #define FK_SENT_MAX	48
@@ -109,7 +110,13 @@ struct fk {
 	/* How the handler behaves. */
 	int ret_for[IB_CM_SIDR_REP_RECEIVED + 1];
 	bool swap_on_req;
-	bool destroy_self;
+	/* Called from the handler for every event; its test's own code. */
+	void (*hook)(struct fk *fk, struct ib_cm_id *id,
+		     const struct ib_cm_event *e);
+	unsigned int hook_calls;
+	int seen;			/* what a hook saw */
+	struct completion release;	/* a hook may wait for the test */
+	atomic_t held;			/* hooks waiting */
 
 	/* Ids the test owns and destroys at the end, unless already gone. */
 	struct ib_cm_id *owned[FK_EVENTS_MAX];
@@ -335,8 +342,9 @@ static bool fk_time_out(struct fk *fk)
  * Hand @mad to the CM as received from the peer (LID FK_PEER_LID), with a
  * GRH naming @sgid if that is not NULL.
  */
-static void fk_receive_grh(struct fk *fk, const union cm_kunit_msg *mad,
-			   const union ib_gid *sgid)
+/* Hand @mad to the CM as the MAD layer would, and go on at once. */
+static void fk_inject(struct fk *fk, const union cm_kunit_msg *mad,
+		      const union ib_gid *sgid)
 {
 	struct fk_rx *rx = kzalloc_obj(*rx);
 
@@ -355,6 +363,12 @@ static void fk_receive_grh(struct fk *fk, const union cm_kunit_msg *mad,
 	rx->ib_wc.pkey_index = 0;
 	rx->ib_wc.port_num = 1;
 	cm_recv_handler(&fk->agent, NULL, &rx->wc);
+}
+
+static void fk_receive_grh(struct fk *fk, const union cm_kunit_msg *mad,
+			   const union ib_gid *sgid)
+{
+	fk_inject(fk, mad, sgid);
 	fk_flush();
 	fk_settle(fk);
 }
@@ -479,8 +493,10 @@ static int fk_handler(struct ib_cm_id *id, const struct ib_cm_event *e)
 		id->cm_handler = fk_handler2;
 		id->context = fk;
 	}
-	if (fk->destroy_self)
-		ib_destroy_cm_id(id);
+	if (fk->hook) {
+		fk->hook_calls++;
+		fk->hook(fk, id, e);
+	}
 	return fk->ret_for[e->event];
 }
 
@@ -502,6 +518,7 @@ static int fk_init(struct kunit *test)
 	fk->test = test;
 	spin_lock_init(&fk->lock);
 	INIT_LIST_HEAD(&fk->posted);
+	init_completion(&fk->release);
 
 	fk->dev = kunit_kzalloc(test, sizeof(*fk->dev), GFP_KERNEL);
 	/* The cm_device and its port are freed by cm_device_release(). */
@@ -1072,6 +1089,32 @@ static void req_timeout_reports_req_error(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fk_send_req(id), 0);
 }
 
+/*
+ * The timeout of a retried send is reported without any allocation: with
+ * the next allocation of this task set to fail, REQ_ERROR still comes, and
+ * the failure was never used.
+ */
+static void req_timeout_needs_no_allocation(struct kunit *test)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	struct fk_msg *req = fk_tracked(fk);
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	req->buf.retries = to_priv(id)->max_cm_retries;
+	current->fail_nth = 1;
+	fk_complete(fk, req, IB_WC_RESP_TIMEOUT_ERR);
+	KUNIT_EXPECT_EQ(test, current->fail_nth, 1U);
+	current->fail_nth = 0;
+	fk_settle(fk);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_ERROR);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+#else
+	kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+#endif
+}
+
 static void rej_in_req_sent_is_delivered(struct kunit *test)
 {
 	struct fk *fk = test->priv;
@@ -1110,7 +1153,7 @@ static void rej_timeout_carries_the_guid_as_ari(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
 }
 
-static void rej_with_oversized_ari_length_is_dropped(struct kunit *test)
+static void rej_with_oversized_ari_length_is_delivered(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_active_req_sent(fk);
@@ -1120,10 +1163,60 @@ static void rej_with_oversized_ari_length_is_dropped(struct kunit *test)
 	       IB_CM_REJ_INVALID_GID);
 	IBA_SET(CM_REJ_REJECTED_INFO_LENGTH, &mad.rej, 0x7f);
 	fk_receive(fk, &mad);
-	/* 127 bytes of ARI cannot fit in the 72 the REJ has: dropped. */
-	FK_EXPECT_EVENT(fk, 0, FK_ANY);
-	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REQ_SENT);
-	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_FIELD), 1L);
+	/*
+	 * As with the stock CM, the REJ ends the connect at once; of the 127
+	 * bytes of ARI it claims, the 72 the REJ has are passed on.
+	 */
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REJ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->reason, IB_CM_REJ_INVALID_GID);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->ari_length,
+			IB_CM_REJ_ARI_LENGTH);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_FIELD), 0L);
+}
+
+/* Response timeouts above 31 are taken, as the stock CM takes them. */
+static void req_response_timeouts_above_31_are_clamped(struct kunit *test)
+{
+	static const u8 timeouts[] = { 31, 32, 255 };
+	struct fk *fk = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(timeouts); i++) {
+		struct ib_cm_id *id = fk_new_id(fk);
+		struct ib_cm_req_param param = {
+			.primary_path = &fk_path,
+			.service_id = cpu_to_be64(FK_SID),
+			.qp_num = FK_OUR_QPN,
+			.qp_type = IB_QPT_RC,
+			.remote_cm_response_timeout = timeouts[i],
+			.local_cm_response_timeout = timeouts[i],
+			.max_cm_retries = 16,
+			.retry_count = 8,
+			.rnr_retry_count = 9,
+		};
+		union cm_kunit_msg *req;
+
+		/* ib_srp asks for subnet_timeout + 2, up to 33. */
+		KUNIT_ASSERT_EQ_MSG(test, ib_send_cm_req(id, &param), 0,
+				    "timeout %u", timeouts[i]);
+		req = &fk_last(fk)->mad;
+		KUNIT_EXPECT_EQ(test,
+				IBA_GET(CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT,
+					&req->req), 31ULL);
+		KUNIT_EXPECT_EQ(test,
+				IBA_GET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT,
+					&req->req), 31ULL);
+		KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_MAX_CM_RETRIES, &req->req),
+				15ULL);
+		KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_RETRY_COUNT, &req->req),
+				7ULL);
+		KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_RNR_RETRY_COUNT, &req->req),
+				7ULL);
+		KUNIT_EXPECT_EQ(test, to_priv(id)->timeout_ms,
+				2 * cm_iba_to_ms(FK_LIFE) + cm_iba_to_ms(31));
+		fk_destroy(fk, id);
+	}
 }
 
 static void rej_from_a_stranger_is_ignored(struct kunit *test)
@@ -1299,9 +1392,11 @@ static struct kunit_case fk_active_cases[] = {
 	KUNIT_CASE(mra_for_the_req_extends_its_timeout),
 	KUNIT_CASE(mra_for_another_message_is_ignored),
 	KUNIT_CASE(req_timeout_reports_req_error),
+	KUNIT_CASE(req_timeout_needs_no_allocation),
 	KUNIT_CASE(rej_in_req_sent_is_delivered),
 	KUNIT_CASE(rej_timeout_carries_the_guid_as_ari),
-	KUNIT_CASE(rej_with_oversized_ari_length_is_dropped),
+	KUNIT_CASE(rej_with_oversized_ari_length_is_delivered),
+	KUNIT_CASE(req_response_timeouts_above_31_are_clamped),
 	KUNIT_CASE(rej_from_a_stranger_is_ignored),
 	KUNIT_CASE(dreq_and_drep_pass_through_timewait),
 	KUNIT_CASE(dreq_timeout_reports_dreq_error),
@@ -1429,6 +1524,44 @@ static void comm_est_establishes_before_the_rtu(struct kunit *test)
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, 2, IB_CM_USER_ESTABLISHED);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+}
+
+/* As with the stock CM: established at once, the event follows. */
+static void comm_est_establishes_before_notify_returns(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_rep_sent(fk);
+	unsigned int events = fk->nevents;
+
+	KUNIT_ASSERT_EQ(test, ib_cm_notify(id, IB_EVENT_COMM_EST), 0);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+	/* The REP is not retried any more. */
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, ib_cm_notify(id, IB_EVENT_COMM_EST), -EISCONN);
+	/* A disconnect right away is a normal one. */
+	KUNIT_EXPECT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_SENT);
+	fk_settle(fk);
+	FK_EXPECT_EVENT(fk, events + 1, IB_CM_USER_ESTABLISHED);
+	FK_EXPECT_SENT(fk, 2, CM_DREQ_ATTR_ID);
+}
+
+/* An alternate GID alone, without a LID, is no alternate path (stock). */
+static void req_with_an_alternate_gid_alone_has_no_alternate_path(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+	union ib_gid *gid;
+
+	fk_listen(fk);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	gid = IBA_GET_MEM_PTR(CM_REQ_ALTERNATE_LOCAL_PORT_GID, &mad.req);
+	gid->global.subnet_prefix = cpu_to_be64(0xfe80000000000000ULL);
+	gid->global.interface_id = cpu_to_be64(FK_PEER_GUID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_FALSE(test, fk_last_event(fk)->alt_path);
+	FK_EXPECT_SENT(fk, 0, 0);
 }
 
 static void rep_timeout_reports_rep_error(struct kunit *test)
@@ -1681,6 +1814,8 @@ static struct kunit_case fk_passive_cases[] = {
 	KUNIT_CASE(rep_goes_out_on_the_rep_agent),
 	KUNIT_CASE(rtu_establishes_the_passive_side),
 	KUNIT_CASE(comm_est_establishes_before_the_rtu),
+	KUNIT_CASE(comm_est_establishes_before_notify_returns),
+	KUNIT_CASE(req_with_an_alternate_gid_alone_has_no_alternate_path),
 	KUNIT_CASE(rep_timeout_reports_rep_error),
 	KUNIT_CASE(mra_for_the_rep_extends_its_timeout),
 	KUNIT_CASE(prepared_mra_answers_a_repeated_req),
@@ -1849,8 +1984,27 @@ static void apr_without_a_lap_is_not_delivered(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
 }
 
+/* A SIDR_REP with a status this CM does not know is delivered, as stock. */
+static void sidr_rep_with_an_unknown_status_is_delivered(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_new_id(fk);
+	union cm_kunit_msg mad;
+
+	KUNIT_ASSERT_EQ(test, fk_send_sidr_req(id), 0);
+	fk_sidr_rep(&mad, fk_local(id), 0x42, FK_PEER_QPN);
+	IBA_SET(CM_SIDR_REP_ADDITIONAL_INFORMATION_LENGTH, &mad.sidr_rep, 0xff);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_SIDR_REP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->status, 0x42);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_FIELD), 0L);
+}
+
 static struct kunit_case fk_sidr_lap_cases[] = {
 	KUNIT_CASE(sidr_req_and_rep_resolve_a_service),
+	KUNIT_CASE(sidr_rep_with_an_unknown_status_is_delivered),
 	KUNIT_CASE(sidr_req_timeout_reports_sidr_req_error),
 	KUNIT_CASE(sidr_req_on_a_listener_is_answered),
 	KUNIT_CASE(sidr_req_without_listener_is_unsupported),
@@ -2267,29 +2421,234 @@ static void context_changed_between_events_is_seen(struct kunit *test)
 	id->context = fk;
 }
 
-static int fk_self_destroying(struct ib_cm_id *id, const struct ib_cm_event *e)
+/* The consumer destroys the id in its handler and frees its context. */
+static void fk_destroy_and_free(struct fk *fk, struct ib_cm_id *id,
+				const struct ib_cm_event *e)
 {
+	if (e->event != IB_CM_DREQ_RECEIVED)
+		return;
+	fk_disown(fk, id);
 	ib_destroy_cm_id(id);
-	return 0;
+	kfree(id->context);	/* the id is gone as far as it knows */
 }
 
-static void destroy_from_own_callback_is_refused(struct kunit *test)
+static void destroy_from_own_callback_is_deferred(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	struct ib_cm_id *id = fk_new_id(fk);
-	struct ib_cm_event event = { .event = IB_CM_USER_ESTABLISHED };
+	struct ib_cm_id *id = fk_active_established(fk);
+	u32 local = fk_local(id);
+	union cm_kunit_msg mad;
+	unsigned int sent, events;
 
-	id->cm_handler = fk_self_destroying;
-	/* Delivered on this task, so that the warning can be caught. */
+	/* A context of its own that the handler frees (KASAN watches). */
+	id->context = kzalloc(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, id->context);
+	fk->hook = fk_destroy_and_free;
+	sent = fk->nsent;
+	events = fk->nevents;
 	kunit_warning_suppress(test) {
-		cm_deliver(to_priv(id), &event);
-		KUNIT_EXPECT_SUPPRESSED_WARNING_COUNT(test, 1);
+		fk_dreq(&mad, local, FK_PEER_ID, FK_OUR_QPN);
+		fk_receive(fk, &mad);
+		KUNIT_EXPECT_SUPPRESSED_WARNING_COUNT(test, 0);
 	}
-	/* The id is intact and can be destroyed normally. */
-	KUNIT_EXPECT_FALSE(test, to_priv(id)->destroyed);
-	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);
-	fk_destroy(fk, id);
+	/* Destroyed when the handler returned: DREQ_RCVD answers a DREP. */
+	FK_EXPECT_EVENT(fk, events + 1, IB_CM_DREQ_RECEIVED);
+	FK_EXPECT_SENT(fk, sent + 1, CM_DREP_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(id->state), IB_CM_TIMEWAIT);
+	/* No further callback: a repeated DREQ is answered unseen. */
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, events + 1, IB_CM_DREQ_RECEIVED);
+	FK_EXPECT_SENT(fk, sent + 2, CM_DREP_ATTR_ID);
+	fk_end_timewaits(fk);
+	FK_EXPECT_EVENT(fk, events + 1, IB_CM_DREQ_RECEIVED);
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 0U);
+}
+
+/* Destroy in the handler, and a non-zero return besides: destroyed once. */
+static void fk_destroy_and_fail(struct fk *fk, struct ib_cm_id *id,
+				const struct ib_cm_event *e)
+{
+	fk_disown(fk, id);
+	ib_destroy_cm_id(id);
+}
+
+static void destroy_in_callback_and_nonzero_return_destroy_once(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+
+	fk_listen(fk);
+	fk->hook = fk_destroy_and_fail;
+	fk->ret_for[IB_CM_REQ_RECEIVED] = -EINVAL;
+	kunit_warning_suppress(test) {
+		fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+		fk_receive(fk, &mad);
+		KUNIT_EXPECT_SUPPRESSED_WARNING_COUNT(test, 0);
+	}
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	FK_EXPECT_SENT(fk, 1, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);	/* the listener */
+}
+
+/* The new id a listener hands over is referenced by more than its user. */
+static void fk_count_refs(struct fk *fk, struct ib_cm_id *id,
+			  const struct ib_cm_event *e)
+{
+	if (e->event == IB_CM_REQ_RECEIVED ||
+	    e->event == IB_CM_SIDR_REQ_RECEIVED)
+		fk->seen = refcount_read(&to_priv(id)->refcount);
+}
+
+static void handed_over_id_holds_a_reference_of_its_own(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+
+	/*
+	 * The consumer's reference may go (another thread destroying the id)
+	 * while the hand-over still wakes waiters: the CM holds one more.
+	 */
+	fk_listen(fk);
+	fk->hook = fk_count_refs;
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_GE(test, fk->seen, 2);
+	fk->seen = 0;
+	fk_sidr_req(&mad, FK_PEER_ID, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_SIDR_REQ_RECEIVED);
+	KUNIT_EXPECT_GE(test, fk->seen, 2);
+}
+
+/* A sharer lets go of its listener inside a new id's callback. */
+static void fk_drop_share(struct fk *fk, struct ib_cm_id *id,
+			  const struct ib_cm_event *e)
+{
+	struct ib_cm_id *listen = e->param.req_rcvd.listen_id;
+
+	if (e->event == IB_CM_REQ_RECEIVED && fk->seen++ == 0)
+		ib_destroy_cm_id(listen);
+}
+
+static void shared_listener_share_dropped_in_a_callback(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *a, *b;
+	union cm_kunit_msg mad;
+
+	a = ib_cm_insert_listen(fk->dev, fk_handler, cpu_to_be64(FK_SID));
+	b = ib_cm_insert_listen(fk->dev, fk_handler, cpu_to_be64(FK_SID));
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(a));
+	KUNIT_ASSERT_PTR_EQ(test, a, b);
+	KUNIT_EXPECT_EQ(test, to_priv(a)->listen_sharecount, 2);
+	fk->hook = fk_drop_share;
+	kunit_warning_suppress(test) {
+		fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+		fk_receive(fk, &mad);
+		KUNIT_EXPECT_SUPPRESSED_WARNING_COUNT(test, 0);
+	}
+	/* The share is dropped at once; the listener lives on for the other. */
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, to_priv(a)->listen_sharecount, 1);
+	KUNIT_EXPECT_EQ(test, a->state, IB_CM_LISTEN);
+	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN + 1, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_REQ_RECEIVED);
+	fk_destroy(fk, a);
+}
+
+struct fk_enomem_case {
+	const char *desc;
+	enum ib_cm_event_type on;	/* the event the handler fails */
+	bool mra_first;			/* ib_prepare_cm_mra() before failing */
+	enum ib_cm_state state;		/* the state it fails in */
+	bool rej;			/* a REJ goes out */
+};
+
+static const struct fk_enomem_case fk_enomem_cases[] = {
+	{ "REQ_RCVD: silent, the peer retries", IB_CM_REQ_RECEIVED, false,
+	  IB_CM_REQ_RCVD, false },
+	{ "MRA_REQ_SENT: rejected", IB_CM_REQ_RECEIVED, true,
+	  IB_CM_MRA_REQ_SENT, true },
+	{ "REP_RCVD: rejected", IB_CM_REP_RECEIVED, false, IB_CM_REP_RCVD,
+	  true },
+	{ "MRA_REP_SENT: rejected", IB_CM_REP_RECEIVED, true,
+	  IB_CM_MRA_REP_SENT, true },
+};
+
+static void fk_enomem_desc(const struct fk_enomem_case *c, char *desc)
+{
+	strscpy(desc, c->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fk_enomem, fk_enomem_cases, fk_enomem_desc);
+
+static void fk_mra_then_fail(struct fk *fk, struct ib_cm_id *id,
+			     const struct ib_cm_event *e)
+{
+	fk->seen = ib_prepare_cm_mra(id);
+}
+
+/* -ENOMEM keeps the peer's REQ unanswered only while nothing else went out. */
+static void enomem_rejects_past_the_req(struct kunit *test)
+{
+	const struct fk_enomem_case *c = test->param_value;
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+	unsigned int sent;
+
+	if (c->mra_first)
+		fk->hook = fk_mra_then_fail;
+	fk->ret_for[c->on] = -ENOMEM;
+	if (c->on == IB_CM_REQ_RECEIVED) {
+		fk_listen(fk);
+		sent = fk->nsent;
+		fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	} else {
+		struct ib_cm_id *id = fk_active_req_sent(fk);
+
+		sent = fk->nsent;
+		fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	}
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, c->on);
+	fk_disown(fk, fk_last_event(fk)->id);
+	/* ib_prepare_cm_mra() took the id to c->state first. */
+	KUNIT_EXPECT_EQ(test, fk->seen, 0);
+	if (c->rej) {
+		FK_EXPECT_SENT(fk, sent + 1, CM_REJ_ATTR_ID);
+		KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, FK_LAST(fk, rej)),
+				(u64)IB_CM_REJ_CONSUMER_DEFINED);
+		KUNIT_EXPECT_EQ(test,
+				IBA_GET(CM_REJ_MESSAGE_REJECTED, FK_LAST(fk, rej)),
+				c->state == IB_CM_MRA_REQ_SENT ?
+				(u64)CM_MSG_RESPONSE_REQ :
+				(u64)CM_MSG_RESPONSE_REP);
+	} else {
+		FK_EXPECT_SENT(fk, sent, 0);
+	}
+}
+
+/* The MAD layer never completes the REQ: destroy still returns, id gone. */
+static void destroy_does_not_wait_for_a_lost_completion(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	struct fk_msg *req = fk_tracked(fk);
+
+	KUNIT_ASSERT_NOT_NULL(test, req);
+	fk_disown(fk, id);
+	ib_destroy_cm_id(id);
+	fk_flush();
+	/* The REQ is still outstanding; the id let go of it. */
+	KUNIT_EXPECT_TRUE(test, req->cancelled);
+	KUNIT_EXPECT_NULL(test, req->buf.context[0]);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 0U);
+	/* Its completion, whenever it comes, frees only the buffer. */
+	fk_complete(fk, req, IB_WC_WR_FLUSH_ERR);
+	fk_settle(fk);
+	FK_EXPECT_EVENT(fk, 0, FK_ANY);
 }
 
 static void no_event_after_destroy_returns(struct kunit *test)
@@ -2338,8 +2697,13 @@ static struct kunit_case fk_contract_cases[] = {
 	KUNIT_CASE(nonzero_return_from_dreq_answers_and_destroys),
 	KUNIT_CASE(handler_swapped_in_req_callback_gets_the_rest),
 	KUNIT_CASE(context_changed_between_events_is_seen),
-	KUNIT_CASE(destroy_from_own_callback_is_refused),
+	KUNIT_CASE(destroy_from_own_callback_is_deferred),
+	KUNIT_CASE(destroy_in_callback_and_nonzero_return_destroy_once),
+	KUNIT_CASE(handed_over_id_holds_a_reference_of_its_own),
+	KUNIT_CASE(shared_listener_share_dropped_in_a_callback),
+	KUNIT_CASE_PARAM(enomem_rejects_past_the_req, fk_enomem_gen_params),
 	KUNIT_CASE(no_event_after_destroy_returns),
+	KUNIT_CASE(destroy_does_not_wait_for_a_lost_completion),
 	KUNIT_CASE(listener_destroy_leaves_new_ids_alone),
 	{}
 };
@@ -2919,6 +3283,116 @@ static struct kunit_case fk_state_cases[] = {
 	KUNIT_CASE(timewait_ends_in_idle_with_an_event),
 	KUNIT_CASE(send_error_other_than_timeout_is_reported),
 	{}
+};
+
+/* ---- floods: the backlog of received MADs is bounded ---- */
+
+/* The listener's handler takes its time: until the test releases it. */
+static void fk_hold_in_handler(struct fk *fk, struct ib_cm_id *id,
+			       const struct ib_cm_event *e)
+{
+	/* The CM destroys the id after this (the handler returns 1). */
+	fk_disown(fk, id);
+	atomic_inc(&fk->held);
+	wait_for_completion(&fk->release);
+}
+
+/* Wait (at most 30 s) until @n handlers are held up. */
+static void fk_wait_held(struct fk *fk, int n)
+{
+	unsigned int ms;
+
+	for (ms = 0; atomic_read(&fk->held) < n && ms < 30000; ms++)
+		msleep(1);
+	KUNIT_EXPECT_GE(fk->test, atomic_read(&fk->held), n);
+}
+
+/*
+ * A REQ flood at a listener whose handler is slow: CM_ID_BACKLOG REQs wait,
+ * the rest are dropped and counted, and each of those is only a drop.
+ */
+static void req_flood_at_a_slow_listener_is_bounded(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	unsigned int flood = CM_ID_BACKLOG + 100, i;
+	union cm_kunit_msg mad;
+
+	fk_listen(fk);
+	fk->hook = fk_hold_in_handler;
+	fk->ret_for[IB_CM_REQ_RECEIVED] = 1;	/* the CM destroys each */
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	fk_wait_held(fk, 1);
+	/* The handler is busy with the first: the rest wait or are dropped. */
+	for (i = 1; i <= flood; i++) {
+		fk_req(&mad, FK_PEER_ID + i, FK_PEER_QPN + i, FK_SID);
+		fk_inject(fk, &mad, NULL);
+	}
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_BACKLOG),
+			(long)(flood - CM_ID_BACKLOG));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog),
+			CM_ID_BACKLOG + 1);
+	complete_all(&fk->release);
+	fk_flush();
+	fk_settle(fk);
+	/* Each REQ that waited was handed over (and rejected, as returned). */
+	KUNIT_EXPECT_EQ(test, fk->hook_calls, CM_ID_BACKLOG + 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog), 0);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 1U);	/* the listener */
+}
+
+/* Many listeners flooded at once: the port's bound holds for them all. */
+static void flood_of_many_listeners_is_bounded_per_port(struct kunit *test)
+{
+	unsigned int nlisten = CM_PORT_BACKLOG / CM_ID_BACKLOG + 1;
+	struct fk *fk = test->priv;
+	struct ib_cm_id **listen;
+	union cm_kunit_msg mad;
+	unsigned int l, i;
+	u32 peer = FK_PEER_ID;
+
+	listen = kunit_kcalloc(test, nlisten, sizeof(*listen), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, listen);
+	fk->hook = fk_hold_in_handler;
+	fk->ret_for[IB_CM_REQ_RECEIVED] = 1;
+	for (l = 0; l < nlisten; l++) {
+		listen[l] = fk_new_id(fk);
+		KUNIT_ASSERT_EQ(test, ib_cm_listen(listen[l],
+						   cpu_to_be64(FK_SID + l)), 0);
+	}
+	/* One REQ for each listener in turn, more than the port takes. */
+	for (i = 0; i < CM_ID_BACKLOG; i++)
+		for (l = 0; l < nlisten; l++) {
+			fk_req(&mad, peer, FK_PEER_QPN + (peer - FK_PEER_ID),
+			       FK_SID + l);
+			peer++;
+			fk_inject(fk, &mad, NULL);
+			if (!i)
+				fk_wait_held(fk, l + 1);
+		}
+	/* Every listener's first REQ is in its handler, the rest waits. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog),
+			CM_PORT_BACKLOG);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_BACKLOG),
+			(long)(nlisten * CM_ID_BACKLOG - CM_PORT_BACKLOG));
+	complete_all(&fk->release);
+	fk_flush();
+	fk_settle(fk);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog), 0);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), nlisten);
+}
+
+static struct kunit_case fk_flood_cases[] = {
+	KUNIT_CASE_SLOW(req_flood_at_a_slow_listener_is_bounded),
+	KUNIT_CASE_SLOW(flood_of_many_listeners_is_bounded_per_port),
+	{}
+};
+
+static struct kunit_suite fk_flood_suite = {
+	.name = "ib_cm_floods",
+	.init = fk_init,
+	.exit = fk_exit,
+	.test_cases = fk_flood_cases,
 };
 
 static struct kunit_suite fk_state_suite = {
