@@ -41,8 +41,9 @@
  *
  * Locking
  * -------
- * cm.lock (irq-safe) protects the lookup trees (listeners, remote comm
- *   IDs, remote QPNs, SIDR requests) and the device list.
+ * cm.lock (irq-safe) serialises changes of the lookup tables (listeners,
+ *   remote comm IDs, remote QPs: rhashtables read under RCU; received
+ *   SIDR requests: an rbtree read under the lock) and the device list.
  * cm_id_priv->lock (irq-safe) protects the id's state and protocol
  *   fields.  It may be taken before cm.lock, never after it.
  * cm_device->agent_lock (rwlock) keeps a port's MAD agents from going
@@ -61,6 +62,7 @@
 #include <linux/random.h>
 #include <linux/ratelimit.h>
 #include <linux/rbtree.h>
+#include <linux/rhashtable.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -191,6 +193,42 @@ struct cm_av {
 	u8 timeout;
 };
 
+/*
+ * Keys of the lookup tables.  They compare as bytes, so they have no
+ * padding inside the compared length (cm_listen_params.key_len).
+ */
+struct cm_listen_key {
+	__be64 service_id;
+	struct ib_device *device;
+};
+
+struct cm_remote_key {
+	__be64 ca_guid;
+	__be32 comm_id;
+	u32 zero;
+};
+
+struct cm_qp_key {
+	__be64 ca_guid;
+	__be32 qpn;
+	u32 zero;
+};
+
+/**
+ * struct cm_peer - an entry of cm.remote_ids: a peer's comm ID we know
+ * @node: in the table
+ * @key: the peer's CA GUID and comm ID
+ * @linked: @node is in the table (under cm.lock)
+ *
+ * Held by the connection it belongs to, to recognise a repeated REQ and a
+ * REJ with reason TIMEOUT.
+ */
+struct cm_peer {
+	struct rhash_head node;
+	struct cm_remote_key key;
+	bool linked;
+};
+
 /* What an input of an id is. */
 enum cm_input_kind {
 	CM_INPUT_RECV,		/* a received MAD (struct cm_work) */
@@ -246,13 +284,15 @@ struct cm_work {
  * @est_in: input for ib_cm_notify(IB_EVENT_COMM_EST)
  * @tw_in: input for the end of timewait
  * @tw_timer: ends timewait (holds a reference while pending)
- * @listen_node: entry in cm.listen_tree (state LISTEN)
+ * @listen_node: entry in cm.listeners (state LISTEN), by @listen_key
+ * @listen_key: device and service ID
+ * @listening: @listen_node is in the table (under cm.lock)
  * @listen_sharecount: users of a listener shared by ib_cm_insert_listen(),
  *	protected by cm.lock
- * @remote_id_node: entry in cm.remote_id_tree, keyed by remote comm ID
- *	and CA GUID, used to recognise duplicates
- * @remote_qp_node: entry in cm.remote_qp_tree, keyed by remote QPN and CA
- *	GUID, used to find stale connections
+ * @peer: entry in cm.remote_ids, by the peer's CA GUID and comm ID
+ * @qp_node: entry in cm.remote_qps, by @qp_key, to find stale connections
+ * @qp_key: the peer's CA GUID and QPN
+ * @qp_linked: @qp_node is in the table (under cm.lock)
  * @sidr_node: entry in cm.sidr_tree while a received SIDR_REQ is pending
  * @msg: the send that is retried until answered (REQ, REP, DREQ, SIDR_REQ)
  * @msg_state: the state @msg was sent in
@@ -301,10 +341,14 @@ struct cm_id_priv {
 	struct cm_input tw_in;
 	struct timer_list tw_timer;
 
-	struct rb_node listen_node;
+	struct rhash_head listen_node;
+	struct cm_listen_key listen_key;
+	bool listening;
 	int listen_sharecount;
-	struct rb_node remote_id_node;
-	struct rb_node remote_qp_node;
+	struct cm_peer peer;
+	struct rhlist_head qp_node;
+	struct cm_qp_key qp_key;
+	bool qp_linked;
 	struct rb_node sidr_node;
 
 	struct ib_mad_send_buf *msg;
@@ -337,11 +381,11 @@ struct cm_id_priv {
 };
 
 static struct {
-	spinlock_t lock;		/* devices and the four trees */
+	spinlock_t lock;		/* devices, and changes of the tables */
 	struct list_head devices;
-	struct rb_root listen_tree;
-	struct rb_root remote_id_tree;
-	struct rb_root remote_qp_tree;
+	struct rhashtable listeners;
+	struct rhashtable remote_ids;
+	struct rhltable remote_qps;
 	struct rb_root sidr_tree;
 	struct xarray local_ids;
 	u32 local_id_next;
@@ -354,9 +398,6 @@ static struct {
 } cm = {
 	.lock = __SPIN_LOCK_UNLOCKED(cm.lock),
 	.devices = LIST_HEAD_INIT(cm.devices),
-	.listen_tree = RB_ROOT,
-	.remote_id_tree = RB_ROOT,
-	.remote_qp_tree = RB_ROOT,
 	.sidr_tree = RB_ROOT,
 	.local_ids = XARRAY_INIT(cm.local_ids, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_IRQ),
 };
@@ -799,13 +840,34 @@ static int cm_av_from_wc(struct cm_av *av, struct cm_port *port,
 }
 
 /* ---------------------------------------------------------------------
- * Identifiers: allocation, references, lookup trees
+ * Identifiers: allocation, references, lookup tables
  */
 
 static void cm_free_rcu(struct rcu_head *rcu)
 {
 	kmem_cache_free(cm.id_cache, container_of(rcu, struct cm_id_priv, rcu));
 }
+
+static const struct rhashtable_params cm_listen_params = {
+	.head_offset = offsetof(struct cm_id_priv, listen_node),
+	.key_offset = offsetof(struct cm_id_priv, listen_key),
+	.key_len = offsetofend(struct cm_listen_key, device),
+	.automatic_shrinking = true,
+};
+
+static const struct rhashtable_params cm_remote_id_params = {
+	.head_offset = offsetof(struct cm_peer, node),
+	.key_offset = offsetof(struct cm_peer, key),
+	.key_len = sizeof(struct cm_remote_key),
+	.automatic_shrinking = true,
+};
+
+static const struct rhashtable_params cm_remote_qp_params = {
+	.head_offset = offsetof(struct cm_id_priv, qp_node),
+	.key_offset = offsetof(struct cm_id_priv, qp_key),
+	.key_len = sizeof(struct cm_qp_key),
+	.automatic_shrinking = true,
+};
 
 static void cm_unlink_node(struct rb_node *node, struct rb_root *root)
 {
@@ -815,12 +877,42 @@ static void cm_unlink_node(struct rb_node *node, struct rb_root *root)
 	}
 }
 
-/* Take @p out of the trees that describe its peer. */
+static void cm_unlink_peer(struct cm_peer *peer)
+{
+	lockdep_assert_held(&cm.lock);
+	if (peer->linked) {
+		rhashtable_remove_fast(&cm.remote_ids, &peer->node,
+				       cm_remote_id_params);
+		peer->linked = false;
+	}
+}
+
+static void cm_unlink_remote_qp(struct cm_id_priv *p)
+{
+	lockdep_assert_held(&cm.lock);
+	if (p->qp_linked) {
+		rhltable_remove(&cm.remote_qps, &p->qp_node,
+				cm_remote_qp_params);
+		p->qp_linked = false;
+	}
+}
+
+static void cm_unlink_listen(struct cm_id_priv *p)
+{
+	lockdep_assert_held(&cm.lock);
+	if (p->listening) {
+		rhashtable_remove_fast(&cm.listeners, &p->listen_node,
+				       cm_listen_params);
+		p->listening = false;
+	}
+}
+
+/* Take @p out of the tables that describe its peer. */
 static void cm_unlink_remote_locked(struct cm_id_priv *p)
 {
 	lockdep_assert_held(&cm.lock);
-	cm_unlink_node(&p->remote_id_node, &cm.remote_id_tree);
-	cm_unlink_node(&p->remote_qp_node, &cm.remote_qp_tree);
+	cm_unlink_peer(&p->peer);
+	cm_unlink_remote_qp(p);
 	cm_unlink_node(&p->sidr_node, &cm.sidr_tree);
 }
 
@@ -838,7 +930,7 @@ static void cm_free_id(struct cm_id_priv *p)
 	unsigned long flags;
 
 	spin_lock_irqsave(&cm.lock, flags);
-	cm_unlink_node(&p->listen_node, &cm.listen_tree);
+	cm_unlink_listen(p);
 	cm_unlink_remote_locked(p);
 	spin_unlock_irqrestore(&cm.lock, flags);
 	xa_erase_irq(&cm.local_ids, be32_to_cpu(p->id.local_id) ^
@@ -893,9 +985,6 @@ static struct cm_id_priv *cm_alloc_id(struct ib_device *device,
 	spin_lock_init(&p->lock);
 	refcount_set(&p->refcount, 1);
 	init_waitqueue_head(&p->cb_done);
-	RB_CLEAR_NODE(&p->listen_node);
-	RB_CLEAR_NODE(&p->remote_id_node);
-	RB_CLEAR_NODE(&p->remote_qp_node);
 	RB_CLEAR_NODE(&p->sidr_node);
 	INIT_LIST_HEAD(&p->work_list);
 	INIT_WORK(&p->work, cm_id_work);
@@ -938,123 +1027,98 @@ static struct cm_id_priv *cm_find_local(__be32 local_id, __be32 remote_id)
 	return p;
 }
 
-/* Three-way comparison helpers for the trees. */
-static int cm_cmp_u64(u64 a, u64 b)
-{
-	return a < b ? -1 : a > b;
-}
+/*
+ * The tables are read under RCU; changes are made under cm.lock, which
+ * keeps a REQ's checks (repeat, stale, listener) and insertions atomic.
+ */
 
-static int cm_listen_cmp(struct ib_device *dev, __be64 sid,
-			 const struct cm_id_priv *p)
-{
-	if (dev != p->id.device)
-		return (unsigned long)dev < (unsigned long)p->id.device ? -1 : 1;
-	return cm_cmp_u64(be64_to_cpu(sid), be64_to_cpu(p->id.service_id));
-}
-
+/* The listener of (@dev, @sid): under rcu_read_lock() or cm.lock. */
 static struct cm_id_priv *cm_find_listen(struct ib_device *dev, __be64 sid)
 {
-	struct rb_node *n = cm.listen_tree.rb_node;
+	struct cm_listen_key key = { .device = dev, .service_id = sid };
 
-	lockdep_assert_held(&cm.lock);
-	while (n) {
-		struct cm_id_priv *p = rb_entry(n, struct cm_id_priv,
-						listen_node);
-		int c = cm_listen_cmp(dev, sid, p);
-
-		if (!c)
-			return p;
-		n = c < 0 ? n->rb_left : n->rb_right;
-	}
-	return NULL;
+	return rhashtable_lookup_fast(&cm.listeners, &key, cm_listen_params);
 }
 
-static void cm_insert_listen(struct cm_id_priv *p)
+/* The listener of (@dev, @sid), referenced, or NULL. */
+static struct cm_id_priv *cm_get_listen(struct ib_device *dev, __be64 sid)
 {
-	struct rb_node **link = &cm.listen_tree.rb_node, *parent = NULL;
+	struct cm_id_priv *p;
 
-	lockdep_assert_held(&cm.lock);
-	while (*link) {
-		struct cm_id_priv *q = rb_entry(*link, struct cm_id_priv,
-						listen_node);
-
-		parent = *link;
-		link = cm_listen_cmp(p->id.device, p->id.service_id, q) < 0 ?
-		       &parent->rb_left : &parent->rb_right;
-	}
-	rb_link_node(&p->listen_node, parent, link);
-	rb_insert_color(&p->listen_node, &cm.listen_tree);
+	rcu_read_lock();
+	p = cm_find_listen(dev, sid);
+	if (p && !refcount_inc_not_zero(&p->refcount))
+		p = NULL;
+	rcu_read_unlock();
+	return p;
 }
 
-/* remote_id_tree: (remote comm ID, remote CA GUID). */
-static int cm_remote_id_cmp(__be32 rid, __be64 guid, const struct cm_id_priv *p)
+static int cm_insert_listen(struct cm_id_priv *p)
 {
-	int c = cm_cmp_u64(be32_to_cpu(rid), be32_to_cpu(p->id.remote_id));
-
-	return c ? c : cm_cmp_u64(be64_to_cpu(guid),
-				  be64_to_cpu(p->remote_ca_guid));
-}
-
-static struct cm_id_priv *cm_find_remote_id(__be32 rid, __be64 guid)
-{
-	struct rb_node *n = cm.remote_id_tree.rb_node;
+	int ret;
 
 	lockdep_assert_held(&cm.lock);
-	while (n) {
-		struct cm_id_priv *p = rb_entry(n, struct cm_id_priv,
-						remote_id_node);
-		int c = cm_remote_id_cmp(rid, guid, p);
-
-		if (!c)
-			return p;
-		n = c < 0 ? n->rb_left : n->rb_right;
-	}
-	return NULL;
+	p->listen_key.device = p->id.device;
+	p->listen_key.service_id = p->id.service_id;
+	ret = rhashtable_insert_fast(&cm.listeners, &p->listen_node,
+				     cm_listen_params);
+	p->listening = !ret;
+	return ret;
 }
 
-/* Insert @p by remote ID; returns the id already there, if any. */
-static struct cm_id_priv *cm_insert_remote_id(struct cm_id_priv *p)
+static void cm_remote_key(struct cm_remote_key *key, __be32 rid, __be64 guid)
 {
-	struct rb_node **link = &cm.remote_id_tree.rb_node, *parent = NULL;
+	key->ca_guid = guid;
+	key->comm_id = rid;
+	key->zero = 0;
+}
 
-	lockdep_assert_held(&cm.lock);
-	while (*link) {
-		struct cm_id_priv *q = rb_entry(*link, struct cm_id_priv,
-						remote_id_node);
-		int c = cm_remote_id_cmp(p->id.remote_id, p->remote_ca_guid, q);
+/* The connection with the peer's (@rid, @guid), referenced, or NULL. */
+static struct cm_id_priv *cm_get_remote_id(__be32 rid, __be64 guid)
+{
+	struct cm_remote_key key;
+	struct cm_peer *peer;
+	struct cm_id_priv *p = NULL;
 
-		if (!c)
-			return q;
-		parent = *link;
-		link = c < 0 ? &parent->rb_left : &parent->rb_right;
+	cm_remote_key(&key, rid, guid);
+	rcu_read_lock();
+	peer = rhashtable_lookup(&cm.remote_ids, &key, cm_remote_id_params);
+	if (peer) {
+		p = container_of(peer, struct cm_id_priv, peer);
+		if (!refcount_inc_not_zero(&p->refcount))
+			p = NULL;
 	}
-	rb_link_node(&p->remote_id_node, parent, link);
-	rb_insert_color(&p->remote_id_node, &cm.remote_id_tree);
-	return NULL;
+	rcu_read_unlock();
+	return p;
 }
 
 /*
- * remote_qp_tree: (remote QPN, remote CA GUID), with our local ID as a
- * tie-breaker so that the two halves of a loopback connection that use
- * the same QPN on both sides can be present at once.
+ * Insert @p by its peer's comm ID and CA GUID.  Returns the id already
+ * there, or NULL when @p went in; an ERR_PTR() if it could not.
  */
-static int cm_remote_qp_cmp(__be32 qpn, __be64 guid, __be32 lid,
-			    const struct cm_id_priv *p)
+static struct cm_id_priv *cm_insert_remote_id(struct cm_id_priv *p)
 {
-	int c = cm_cmp_u64(be32_to_cpu(qpn), be32_to_cpu(p->remote_qpn));
+	struct cm_peer *old;
 
-	if (!c)
-		c = cm_cmp_u64(be64_to_cpu(guid), be64_to_cpu(p->remote_ca_guid));
-	if (!c)
-		c = cm_cmp_u64(be32_to_cpu(lid), be32_to_cpu(p->id.local_id));
-	return c;
+	lockdep_assert_held(&cm.lock);
+	cm_remote_key(&p->peer.key, p->id.remote_id, p->remote_ca_guid);
+	old = rhashtable_lookup_get_insert_fast(&cm.remote_ids, &p->peer.node,
+						cm_remote_id_params);
+	if (IS_ERR(old))
+		return ERR_CAST(old);
+	if (old)
+		return container_of(old, struct cm_id_priv, peer);
+	p->peer.linked = true;
+	return NULL;
 }
 
 /*
  * Is @q, which uses the same remote QP as a new connection, a live
  * connection rather than a stale one?  Only when the remote end is on
  * this very host can we know: then it is live if its peer id still exists
- * and still points back at it.
+ * and still points back at it.  Both halves of a loopback connection may
+ * use the same QPN (cmtime's "no QPs" pass does), so the remote QP alone
+ * does not tell.
  */
 static bool cm_loopback_peer_alive(struct cm_id_priv *q)
 {
@@ -1063,6 +1127,7 @@ static bool cm_loopback_peer_alive(struct cm_id_priv *q)
 	bool local = false;
 	bool alive = false;
 
+	lockdep_assert_held(&cm.lock);
 	list_for_each_entry(cm_dev, &cm.devices, list)
 		if (cm_dev->ib_device->node_guid == q->remote_ca_guid)
 			local = true;
@@ -1082,70 +1147,57 @@ static bool cm_loopback_peer_alive(struct cm_id_priv *q)
 }
 
 /*
- * Insert @p by remote QP.  Returns an id that holds the same remote QP and
- * is stale (the remote QP must have lost its old connection), or NULL.
- */
-/*
  * An id other than @except that holds remote QP (@qpn, @guid) and is stale
- * (its remote QP must have lost that connection), or NULL.
+ * (its remote QP must have lost that connection), or NULL.  cm.lock held.
  */
 static struct cm_id_priv *cm_find_stale(__be32 qpn, __be64 guid,
 					struct cm_id_priv *except)
 {
-	struct rb_node *n = cm.remote_qp_tree.rb_node, *first = NULL;
+	struct cm_qp_key key = { .ca_guid = guid, .qpn = qpn };
+	struct cm_id_priv *q, *stale = NULL;
+	struct rhlist_head *list, *pos;
 
 	lockdep_assert_held(&cm.lock);
-	/* The leftmost entry of (qpn, guid); no local ID is zero. */
-	while (n) {
-		struct cm_id_priv *q = rb_entry(n, struct cm_id_priv,
-						remote_qp_node);
-
-		if (cm_remote_qp_cmp(qpn, guid, 0, q) < 0) {
-			if (q->remote_qpn == qpn && q->remote_ca_guid == guid)
-				first = n;
-			n = n->rb_left;
-		} else {
-			n = n->rb_right;
+	rcu_read_lock();
+	list = rhltable_lookup(&cm.remote_qps, &key, cm_remote_qp_params);
+	rhl_for_each_entry_rcu(q, pos, list, qp_node) {
+		if (q != except && !cm_loopback_peer_alive(q)) {
+			stale = q;
+			break;
 		}
 	}
-	for (n = first; n; n = rb_next(n)) {
-		struct cm_id_priv *q = rb_entry(n, struct cm_id_priv,
-						remote_qp_node);
-
-		if (q->remote_qpn != qpn || q->remote_ca_guid != guid)
-			break;
-		if (q != except && !cm_loopback_peer_alive(q))
-			return q;
-	}
-	return NULL;
+	rcu_read_unlock();
+	return stale;
 }
 
 /*
  * Insert @p by remote QP.  Returns an id that holds the same remote QP and
- * is stale, leaving @p out of the tree, or NULL.
+ * is stale, leaving @p out of the table, or NULL; an ERR_PTR() if @p could
+ * not go in.
  */
 static struct cm_id_priv *cm_insert_remote_qp(struct cm_id_priv *p)
 {
-	struct rb_node **link = &cm.remote_qp_tree.rb_node, *parent = NULL;
 	struct cm_id_priv *stale;
+	int ret;
 
 	lockdep_assert_held(&cm.lock);
-	while (*link) {
-		struct cm_id_priv *q = rb_entry(*link, struct cm_id_priv,
-						remote_qp_node);
-
-		parent = *link;
-		link = cm_remote_qp_cmp(p->remote_qpn, p->remote_ca_guid,
-					p->id.local_id, q) < 0 ?
-		       &parent->rb_left : &parent->rb_right;
-	}
-	rb_link_node(&p->remote_qp_node, parent, link);
-	rb_insert_color(&p->remote_qp_node, &cm.remote_qp_tree);
-
+	p->qp_key.ca_guid = p->remote_ca_guid;
+	p->qp_key.qpn = p->remote_qpn;
+	p->qp_key.zero = 0;
+	ret = rhltable_insert(&cm.remote_qps, &p->qp_node, cm_remote_qp_params);
+	if (ret)
+		return ERR_PTR(ret);
+	p->qp_linked = true;
 	stale = cm_find_stale(p->remote_qpn, p->remote_ca_guid, p);
 	if (stale)
-		cm_unlink_node(&p->remote_qp_node, &cm.remote_qp_tree);
+		cm_unlink_remote_qp(p);
 	return stale;
+}
+
+/* Three-way comparison for the SIDR tree. */
+static int cm_cmp_u64(u64 a, u64 b)
+{
+	return a < b ? -1 : a > b;
 }
 
 /* sidr_tree: (request ID, source LID, source GID) of received SIDR_REQs. */
@@ -1855,7 +1907,7 @@ static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 	cm_set_state(p, IB_CM_TIMEWAIT, cause);
 
 	spin_lock_irqsave(&cm.lock, flags);
-	cm_unlink_node(&p->remote_qp_node, &cm.remote_qp_tree);
+	cm_unlink_remote_qp(p);
 	if (!p->av.port || !p->av.port->cm_dev->going_down)
 		delay = msecs_to_jiffies(cm_iba_to_ms(p->av.timeout));
 	spin_unlock_irqrestore(&cm.lock, flags);
@@ -2031,11 +2083,6 @@ static void cm_dup_req(struct cm_work *work, struct cm_id_priv *p)
 }
 
 /*
- * Match a new REQ against what we know.  Returns the referenced listener
- * when the REQ starts a new connection; otherwise answers the REQ as
- * needed and returns NULL.  @p is the new, still private, id.
- */
-/*
  * Match a new REQ, queued on @listen, against what we know.  Returns true
  * when it starts a new connection for @listen; otherwise it has been
  * answered as needed.  @p is the new, still private, id.
@@ -2048,17 +2095,26 @@ static bool cm_match_req(struct cm_work *work, struct cm_id_priv *p,
 	spin_lock_irq(&cm.lock);
 	old = cm_insert_remote_id(p);
 	if (old) {
-		if (!refcount_inc_not_zero(&old->refcount))
+		if (IS_ERR(old) || !refcount_inc_not_zero(&old->refcount))
 			old = NULL;
 		spin_unlock_irq(&cm.lock);
 		if (old) {
 			cm_dup_req(work, old);
 			cm_put_id(old);
+		} else {
+			/* Out of memory (or going away): the peer resends. */
+			cm_count_drop(work->port, CM_DROP_NOMEM);
 		}
 		return false;
 	}
 
 	old = cm_insert_remote_qp(p);
+	if (IS_ERR(old)) {
+		cm_unlink_remote_locked(p);
+		spin_unlock_irq(&cm.lock);
+		cm_count_drop(work->port, CM_DROP_NOMEM);
+		return false;
+	}
 	if (old) {
 		cm_unlink_remote_locked(p);
 		if (!refcount_inc_not_zero(&old->refcount))
@@ -2076,7 +2132,7 @@ static bool cm_match_req(struct cm_work *work, struct cm_id_priv *p,
 	}
 
 	/* The listener may have gone while the REQ waited for it. */
-	if (RB_EMPTY_NODE(&listen->listen_node)) {
+	if (!listen->listening) {
 		cm_unlink_remote_locked(p);
 		spin_unlock_irq(&cm.lock);
 		trace_icm_no_listener_err(&p->id);
@@ -2268,19 +2324,14 @@ static struct cm_id_priv *cm_find_req(struct cm_port *port,
 {
 	struct cm_req_msg *req = (struct cm_req_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
-	unsigned long flags;
 
 	if (!cm_req_valid(req))
 		return ERR_PTR(-EINVAL);
-	spin_lock_irqsave(&cm.lock, flags);
-	p = cm_find_remote_id(cpu_to_be32(IBA_GET(CM_REQ_LOCAL_COMM_ID, req)),
-			      cpu_to_be64(IBA_GET(CM_REQ_LOCAL_CA_GUID, req)));
+	p = cm_get_remote_id(cpu_to_be32(IBA_GET(CM_REQ_LOCAL_COMM_ID, req)),
+			     cpu_to_be64(IBA_GET(CM_REQ_LOCAL_CA_GUID, req)));
 	if (!p)
-		p = cm_find_listen(port->cm_dev->ib_device,
-				   cpu_to_be64(IBA_GET(CM_REQ_SERVICE_ID, req)));
-	if (p && !refcount_inc_not_zero(&p->refcount))
-		p = NULL;
-	spin_unlock_irqrestore(&cm.lock, flags);
+		p = cm_get_listen(port->cm_dev->ib_device,
+				  cpu_to_be64(IBA_GET(CM_REQ_SERVICE_ID, req)));
 	if (p)
 		return p;
 	cm_reject_unlistened(port, recv_wc);
@@ -2464,15 +2515,30 @@ static void cm_recv_rep(struct cm_id_priv *p, struct cm_work *work)
 	p->remote_qpn = cm_rep_qpn(rep, p->qp_type);
 
 	spin_lock(&cm.lock);
-	if (cm_insert_remote_id(p)) {
-		/* Another connection from the same remote ID: not ours. */
+	old = cm_insert_remote_id(p);
+	if (old) {
+		/*
+		 * Another connection from the same remote ID: not ours.  Or
+		 * no memory to record it: the peer resends the REP.
+		 */
 		spin_unlock(&cm.lock);
 		cm_forget_peer(p);
 		spin_unlock_irq(&p->lock);
-		trace_icm_insert_failed_err(be32_to_cpu(remote_id));
+		if (IS_ERR(old))
+			cm_count_drop(work->port, CM_DROP_NOMEM);
+		else
+			trace_icm_insert_failed_err(be32_to_cpu(remote_id));
 		return;
 	}
 	old = cm_insert_remote_qp(p);
+	if (IS_ERR(old)) {
+		cm_unlink_remote_locked(p);
+		spin_unlock(&cm.lock);
+		cm_forget_peer(p);
+		spin_unlock_irq(&p->lock);
+		cm_count_drop(work->port, CM_DROP_NOMEM);
+		return;
+	}
 	if (old) {
 		cm_unlink_remote_locked(p);
 		if (!refcount_inc_not_zero(&old->refcount))
@@ -2628,11 +2694,7 @@ static struct cm_id_priv *cm_find_rejected(struct cm_rej_msg *rej)
 		__be64 guid;
 
 		memcpy(&guid, IBA_GET_MEM_PTR(CM_REJ_ARI, rej), sizeof(guid));
-		spin_lock_irq(&cm.lock);
-		p = cm_find_remote_id(remote_id, guid);
-		if (p && !refcount_inc_not_zero(&p->refcount))
-			p = NULL;
-		spin_unlock_irq(&cm.lock);
+		p = cm_get_remote_id(remote_id, guid);
 		if (p)
 			return p;
 	}
@@ -2850,14 +2912,9 @@ static struct cm_id_priv *cm_find_sidr_req(struct cm_port *port,
 	struct cm_sidr_req_msg *req =
 		(struct cm_sidr_req_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *listen;
-	unsigned long flags;
 
-	spin_lock_irqsave(&cm.lock, flags);
-	listen = cm_find_listen(port->cm_dev->ib_device,
-				cpu_to_be64(IBA_GET(CM_SIDR_REQ_SERVICEID, req)));
-	if (listen && !refcount_inc_not_zero(&listen->refcount))
-		listen = NULL;
-	spin_unlock_irqrestore(&cm.lock, flags);
+	listen = cm_get_listen(port->cm_dev->ib_device,
+			       cpu_to_be64(IBA_GET(CM_SIDR_REQ_SERVICEID, req)));
 	if (listen)
 		return listen;
 	cm_issue_sidr_rep(port, recv_wc, IB_SIDR_UNSUPPORTED);
@@ -2903,7 +2960,7 @@ static void cm_recv_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
 		goto free;
 	}
 	/* The listener may have gone while the SIDR_REQ waited for it. */
-	listening = !RB_EMPTY_NODE(&listen->listen_node);
+	listening = listen->listening;
 	spin_unlock_irq(&cm.lock);
 	if (!listening) {
 		struct ib_cm_sidr_rep_param rep = { .status = IB_SIDR_UNSUPPORTED };
@@ -3389,6 +3446,8 @@ EXPORT_SYMBOL(ib_create_cm_id);
 
 static int cm_listen_locked(struct cm_id_priv *p, __be64 service_id)
 {
+	int ret;
+
 	lockdep_assert_held(&cm.lock);
 	if (service_id == IB_CM_ASSIGN_SERVICE_ID) {
 		do {
@@ -3398,10 +3457,14 @@ static int cm_listen_locked(struct cm_id_priv *p, __be64 service_id)
 		return -EBUSY;
 	}
 	p->id.service_id = service_id;
+	ret = cm_insert_listen(p);
+	if (ret) {
+		p->id.service_id = 0;
+		return ret;
+	}
 	p->is_listener = true;
 	cm_set_state(p, IB_CM_LISTEN, CM_LISTEN);
 	p->listen_sharecount = 1;
-	cm_insert_listen(p);
 	return 0;
 }
 
@@ -4178,7 +4241,7 @@ static bool cm_listener_shared(struct cm_id_priv *p)
 	spin_lock(&cm.lock);
 	shared = --p->listen_sharecount > 0;
 	if (!shared)
-		cm_unlink_node(&p->listen_node, &cm.listen_tree);
+		cm_unlink_listen(p);
 	spin_unlock(&cm.lock);
 	return shared;
 }
@@ -4730,6 +4793,16 @@ static int __init ib_cm_init(void)
 	cm_init_transitions();
 	cm_init_counter_groups();
 
+	ret = rhashtable_init(&cm.listeners, &cm_listen_params);
+	if (ret)
+		goto err_listeners;
+	ret = rhashtable_init(&cm.remote_ids, &cm_remote_id_params);
+	if (ret)
+		goto err_remote_ids;
+	ret = rhltable_init(&cm.remote_qps, &cm_remote_qp_params);
+	if (ret)
+		goto err_remote_qps;
+
 	/* Caches of their own: exact sizes, and visible in slabinfo. */
 	cm.id_cache = kmem_cache_create("ib_cm_id", sizeof(struct cm_id_priv),
 					0, 0, NULL);
@@ -4760,6 +4833,12 @@ err_wq:
 err_cache:
 	kmem_cache_destroy(cm.work_cache);
 	kmem_cache_destroy(cm.id_cache);
+	rhltable_destroy(&cm.remote_qps);
+err_remote_qps:
+	rhashtable_destroy(&cm.remote_ids);
+err_remote_ids:
+	rhashtable_destroy(&cm.listeners);
+err_listeners:
 	xa_destroy(&cm.local_ids);
 	return ret;
 }
@@ -4789,6 +4868,9 @@ static void __exit ib_cm_cleanup(void)
 	rcu_read_unlock();
 	destroy_workqueue(cm.wq);
 	rcu_barrier();
+	rhltable_destroy(&cm.remote_qps);
+	rhashtable_destroy(&cm.remote_ids);
+	rhashtable_destroy(&cm.listeners);
 	xa_destroy(&cm.local_ids);
 	kmem_cache_destroy(cm.work_cache);
 	kmem_cache_destroy(cm.id_cache);

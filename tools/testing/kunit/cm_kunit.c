@@ -1241,17 +1241,34 @@ static struct cm_id_priv *cm_kunit_find_listen(struct ib_device *dev,
 	return p;
 }
 
-/* How many listeners on @dev the tree holds. */
+/*
+ * How many listeners on @dev the table holds.  A walk that meets a resize
+ * may miss entries still being moved, so it is repeated until one does not.
+ */
 static unsigned int cm_kunit_listeners_on(struct ib_device *dev)
 {
-	struct rb_node *n;
-	unsigned int count = 0;
+	struct rhashtable_iter iter;
+	struct cm_id_priv *p;
+	unsigned int count, tries;
+	bool resized;
 
-	spin_lock_irq(&cm.lock);
-	for (n = rb_first(&cm.listen_tree); n; n = rb_next(n))
-		if (rb_entry(n, struct cm_id_priv, listen_node)->id.device == dev)
-			count++;
-	spin_unlock_irq(&cm.lock);
+	for (tries = 0; tries < 100; tries++) {
+		count = 0;
+		resized = false;
+		rhashtable_walk_enter(&cm.listeners, &iter);
+		rhashtable_walk_start(&iter);
+		while ((p = rhashtable_walk_next(&iter))) {
+			if (IS_ERR(p))
+				resized = true;
+			else if (p->id.device == dev)
+				count++;
+		}
+		rhashtable_walk_stop(&iter);
+		rhashtable_walk_exit(&iter);
+		if (!resized)
+			break;
+		msleep(20);
+	}
 	return count;
 }
 

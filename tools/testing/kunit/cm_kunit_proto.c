@@ -3302,8 +3302,8 @@ static void fk_wait_held(struct fk *fk, int n)
 {
 	unsigned int ms;
 
-	for (ms = 0; atomic_read(&fk->held) < n && ms < 30000; ms++)
-		msleep(1);
+	for (ms = 0; atomic_read(&fk->held) < n && ms < 30000; ms += 20)
+		msleep(20);
 	KUNIT_EXPECT_GE(fk->test, atomic_read(&fk->held), n);
 }
 
