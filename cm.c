@@ -219,6 +219,7 @@ struct cm_qp_key {
  * @node: in the table
  * @key: the peer's CA GUID and comm ID
  * @linked: @node is in the table (under cm.lock)
+ * @record: it belongs to a struct cm_timewait, not to a struct cm_id_priv
  *
  * Held by the connection it belongs to, to recognise a repeated REQ and a
  * REJ with reason TIMEOUT.
@@ -227,7 +228,32 @@ struct cm_peer {
 	struct rhash_head node;
 	struct cm_remote_key key;
 	bool linked;
+	bool record;
 };
+
+/**
+ * struct cm_timewait - what is left of an id destroyed in timewait
+ * @peer: its entry in cm.remote_ids, so that a repeated REQ is rejected
+ * @timer: ends timewait
+ * @rcu: frees the record after lookups under RCU are done with it
+ * @local_id: our comm ID, still reserved; its cm.local_ids entry points
+ *	here, tagged CM_XA_RECORD
+ *
+ * Timewait keeps a connection's comm IDs from being taken for a new one
+ * while packets of the old one may still be in flight, and answers the
+ * peer's late DREQs and REQs.  That needs the two IDs and a timer, not the
+ * whole id, so an id destroyed in timewait hands them to one of these and
+ * is freed (see cm_timewait_compact_locked()).
+ */
+struct cm_timewait {
+	struct cm_peer peer;
+	struct timer_list timer;
+	struct rcu_head rcu;
+	__be32 local_id;
+};
+
+/* The tag of a struct cm_timewait in cm.local_ids. */
+#define CM_XA_RECORD 1
 
 /* What an input of an id is. */
 enum cm_input_kind {
@@ -318,6 +344,7 @@ struct cm_work {
  * @target_ack_delay: the peer's ACK delay from its REP
  * @sidr_gid: source GID of a received SIDR_REQ (with @sidr_lid, its key)
  * @sidr_lid: source LID of a received SIDR_REQ
+ * @tw_handed_over: its local ID now belongs to a struct cm_timewait
  * @rcu: frees the structure after lookups under RCU are done with it
  */
 struct cm_id_priv {
@@ -377,6 +404,7 @@ struct cm_id_priv {
 	u8 target_ack_delay;
 	union ib_gid sidr_gid;
 	u16 sidr_lid;
+	bool tw_handed_over;
 	struct rcu_head rcu;
 };
 
@@ -395,6 +423,8 @@ static struct {
 	struct workqueue_struct *wq;
 	struct kmem_cache *id_cache;
 	struct kmem_cache *work_cache;
+	struct kmem_cache *tw_cache;
+	atomic_t timewait_records;
 } cm = {
 	.lock = __SPIN_LOCK_UNLOCKED(cm.lock),
 	.devices = LIST_HEAD_INIT(cm.devices),
@@ -415,6 +445,27 @@ static inline struct cm_id_priv *to_priv(struct ib_cm_id *cm_id)
 {
 	return container_of(cm_id, struct cm_id_priv, id);
 }
+
+/*
+ * Timewait bounds.  The IBTA has a connection's ends wait, after it ends,
+ * for as long as a packet of it may still be in flight: the local ACK
+ * timeout, which covers a packet's round trip and the responder's ACK
+ * delay.  Real fabrics, long-haul links included, stay far below
+ * 2^24 * 4.096us (69 s); a larger value, up to 2^31 * 4.096us (2.4 hours),
+ * comes from a broken or hostile peer's REQ and is cut to that.  A peer
+ * that ends many connections at once could still fill memory with
+ * timewait records, so at most max_timewait of them exist: past that, a
+ * destroyed id ends timewait at once.  Its comm ID is not reused early
+ * even so (local IDs are handed out cyclically from 2^32), and the peer's
+ * late DREQ is still answered; only a late duplicate REQ is then taken
+ * for a new one, which the peer drops as it has moved on.
+ */
+#define CM_TIMEWAIT_MAX_IBA 24
+
+static unsigned int cm_max_timewait = 65536;
+module_param_named(max_timewait, cm_max_timewait, uint, 0644);
+MODULE_PARM_DESC(max_timewait,
+		 "Most destroyed ids kept in timewait at once (default 65536)");
 
 /* ---------------------------------------------------------------------
  * Small conversions
@@ -925,6 +976,12 @@ static void cm_unlink_remote(struct cm_id_priv *p)
 	spin_unlock_irqrestore(&cm.lock, flags);
 }
 
+/* The index in cm.local_ids of a local comm ID. */
+static unsigned long cm_local_index(__be32 local_id)
+{
+	return be32_to_cpu(local_id) ^ cm.local_id_mask;
+}
+
 static void cm_free_id(struct cm_id_priv *p)
 {
 	unsigned long flags;
@@ -933,8 +990,8 @@ static void cm_free_id(struct cm_id_priv *p)
 	cm_unlink_listen(p);
 	cm_unlink_remote_locked(p);
 	spin_unlock_irqrestore(&cm.lock, flags);
-	xa_erase_irq(&cm.local_ids, be32_to_cpu(p->id.local_id) ^
-		     cm.local_id_mask);
+	if (!p->tw_handed_over)
+		xa_erase_irq(&cm.local_ids, cm_local_index(p->id.local_id));
 	cm_av_release(&p->av);
 	cm_av_release(&p->alt_av);
 	call_rcu(&p->rcu, cm_free_rcu);
@@ -1005,8 +1062,8 @@ static struct cm_id_priv *cm_alloc_id(struct ib_device *device,
 
 static void cm_publish_id(struct cm_id_priv *p)
 {
-	xa_store_irq(&cm.local_ids, be32_to_cpu(p->id.local_id) ^
-		     cm.local_id_mask, p, GFP_ATOMIC);
+	xa_store_irq(&cm.local_ids, cm_local_index(p->id.local_id), p,
+		     GFP_ATOMIC);
 }
 
 /*
@@ -1018,7 +1075,9 @@ static struct cm_id_priv *cm_find_local(__be32 local_id, __be32 remote_id)
 	struct cm_id_priv *p;
 
 	rcu_read_lock();
-	p = xa_load(&cm.local_ids, be32_to_cpu(local_id) ^ cm.local_id_mask);
+	p = xa_load(&cm.local_ids, cm_local_index(local_id));
+	if (xa_pointer_tag(p) == CM_XA_RECORD)
+		p = NULL;
 	if (p && remote_id && READ_ONCE(p->id.remote_id) != remote_id)
 		p = NULL;
 	if (p && !refcount_inc_not_zero(&p->refcount))
@@ -1073,8 +1132,25 @@ static void cm_remote_key(struct cm_remote_key *key, __be32 rid, __be64 guid)
 	key->zero = 0;
 }
 
-/* The connection with the peer's (@rid, @guid), referenced, or NULL. */
-static struct cm_id_priv *cm_get_remote_id(__be32 rid, __be64 guid)
+/* The id of a cm.remote_ids entry, or NULL for a timewait record. */
+static struct cm_id_priv *cm_peer_id(struct cm_peer *peer)
+{
+	return peer->record ? NULL : container_of(peer, struct cm_id_priv, peer);
+}
+
+/* The local comm ID of the timewait record of a cm.remote_ids entry. */
+static __be32 cm_peer_record_id(struct cm_peer *peer)
+{
+	return container_of(peer, struct cm_timewait, peer)->local_id;
+}
+
+/*
+ * The connection with the peer's (@rid, @guid), referenced, or NULL.  When
+ * only a timewait record knows the peer, NULL, and *@tw_local (if not
+ * NULL) is set to the record's local comm ID; it is left alone otherwise.
+ */
+static struct cm_id_priv *cm_get_remote_id(__be32 rid, __be64 guid,
+					   __be32 *tw_local)
 {
 	struct cm_remote_key key;
 	struct cm_peer *peer;
@@ -1084,8 +1160,10 @@ static struct cm_id_priv *cm_get_remote_id(__be32 rid, __be64 guid)
 	rcu_read_lock();
 	peer = rhashtable_lookup(&cm.remote_ids, &key, cm_remote_id_params);
 	if (peer) {
-		p = container_of(peer, struct cm_id_priv, peer);
-		if (!refcount_inc_not_zero(&p->refcount))
+		p = cm_peer_id(peer);
+		if (!p && tw_local)
+			*tw_local = cm_peer_record_id(peer);
+		if (p && !refcount_inc_not_zero(&p->refcount))
 			p = NULL;
 	}
 	rcu_read_unlock();
@@ -1093,10 +1171,11 @@ static struct cm_id_priv *cm_get_remote_id(__be32 rid, __be64 guid)
 }
 
 /*
- * Insert @p by its peer's comm ID and CA GUID.  Returns the id already
- * there, or NULL when @p went in; an ERR_PTR() if it could not.
+ * Insert @p by its peer's comm ID and CA GUID.  Returns the entry already
+ * there (an id's or a timewait record's), or NULL when @p went in; an
+ * ERR_PTR() if it could not.
  */
-static struct cm_id_priv *cm_insert_remote_id(struct cm_id_priv *p)
+static struct cm_peer *cm_insert_remote_id(struct cm_id_priv *p)
 {
 	struct cm_peer *old;
 
@@ -1104,12 +1183,9 @@ static struct cm_id_priv *cm_insert_remote_id(struct cm_id_priv *p)
 	cm_remote_key(&p->peer.key, p->id.remote_id, p->remote_ca_guid);
 	old = rhashtable_lookup_get_insert_fast(&cm.remote_ids, &p->peer.node,
 						cm_remote_id_params);
-	if (IS_ERR(old))
-		return ERR_CAST(old);
-	if (old)
-		return container_of(old, struct cm_id_priv, peer);
-	p->peer.linked = true;
-	return NULL;
+	if (!old)
+		p->peer.linked = true;
+	return old;
 }
 
 /*
@@ -1135,9 +1211,9 @@ static bool cm_loopback_peer_alive(struct cm_id_priv *q)
 		return false;
 
 	rcu_read_lock();
-	peer = xa_load(&cm.local_ids, be32_to_cpu(q->id.remote_id) ^
-		       cm.local_id_mask);
-	if (peer && refcount_read(&peer->refcount) &&
+	peer = xa_load(&cm.local_ids, cm_local_index(q->id.remote_id));
+	if (peer && xa_pointer_tag(peer) != CM_XA_RECORD &&
+	    refcount_read(&peer->refcount) &&
 	    READ_ONCE(peer->id.remote_id) == q->id.local_id &&
 	    READ_ONCE(peer->id.state) != IB_CM_IDLE &&
 	    READ_ONCE(peer->id.state) != IB_CM_TIMEWAIT)
@@ -1894,12 +1970,14 @@ static void cm_reset_to_idle(struct cm_id_priv *p, enum cm_cause cause)
 }
 
 /*
- * Enter TIMEWAIT for the path's timeout.  The remote QP may be reused at
- * once (the stale check forgets it), but the comm IDs stay known so that
- * late duplicates are answered.  p->lock held.
+ * Enter TIMEWAIT for the path's timeout (at most CM_TIMEWAIT_MAX_IBA).
+ * The remote QP may be reused at once (the stale check forgets it), but
+ * the comm IDs stay known so that late duplicates are answered.  p->lock
+ * held.
  */
 static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 {
+	unsigned int t = min_t(unsigned int, p->av.timeout, CM_TIMEWAIT_MAX_IBA);
 	unsigned long delay = 0;
 	unsigned long flags;
 
@@ -1909,7 +1987,7 @@ static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 	spin_lock_irqsave(&cm.lock, flags);
 	cm_unlink_remote_qp(p);
 	if (!p->av.port || !p->av.port->cm_dev->going_down)
-		delay = msecs_to_jiffies(cm_iba_to_ms(p->av.timeout));
+		delay = msecs_to_jiffies(cm_iba_to_ms(t));
 	spin_unlock_irqrestore(&cm.lock, flags);
 
 	/* A pending timer already holds a reference of its own. */
@@ -1927,6 +2005,126 @@ static void cm_timewait_timer(struct timer_list *t)
 	cm_queue_own_input_locked(p, &p->tw_in);
 	spin_unlock_irqrestore(&p->lock, flags);
 	cm_put_id(p);
+}
+
+static void cm_timewait_record_free(struct rcu_head *rcu)
+{
+	kmem_cache_free(cm.tw_cache, container_of(rcu, struct cm_timewait, rcu));
+}
+
+/* The timer of a timewait record fired: the comm IDs are free again. */
+static void cm_timewait_record_end(struct timer_list *t)
+{
+	struct cm_timewait *tw = timer_container_of(tw, t, timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cm.lock, flags);
+	cm_unlink_peer(&tw->peer);
+	spin_unlock_irqrestore(&cm.lock, flags);
+	xa_lock_irqsave(&cm.local_ids, flags);
+	__xa_erase(&cm.local_ids, cm_local_index(tw->local_id));
+	xa_unlock_irqrestore(&cm.local_ids, flags);
+	atomic_dec(&cm.timewait_records);
+	call_rcu(&tw->rcu, cm_timewait_record_free);
+}
+
+/* End every timewait record now (module unload; the KUnit suites). */
+static void cm_end_timewait_records(void)
+{
+	struct cm_timewait *tw;
+	unsigned long index;
+
+	/* A record's timer never waits for RCU, so it may end inside. */
+	rcu_read_lock();
+	xa_for_each(&cm.local_ids, index, tw) {
+		if (xa_pointer_tag(tw) != CM_XA_RECORD)
+			continue;
+		tw = xa_untag_pointer(tw);
+		if (timer_delete_sync(&tw->timer))
+			cm_timewait_record_end(&tw->timer);
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * Whether our @local_id (with the peer's @remote_id) names a connection of
+ * which only a timewait record is left.
+ */
+static bool cm_is_timewait_record(__be32 local_id, __be32 remote_id)
+{
+	struct cm_timewait *tw;
+	bool ret;
+
+	rcu_read_lock();
+	tw = xa_load(&cm.local_ids, cm_local_index(local_id));
+	ret = xa_pointer_tag(tw) == CM_XA_RECORD;
+	if (ret) {
+		tw = xa_untag_pointer(tw);
+		ret = READ_ONCE(tw->peer.key.comm_id) == remote_id;
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * @p has been destroyed in TIMEWAIT.  Hand what timewait still needs (the
+ * comm IDs, the rest of the wait) to a struct cm_timewait, so that the id
+ * is freed as soon as its last reference goes.  Without memory for the
+ * record the id itself stays until its timer fires, as before; past
+ * max_timewait records it leaves timewait at once.  p->lock held.
+ */
+static void cm_timewait_compact_locked(struct cm_id_priv *p)
+{
+	struct cm_timewait *tw;
+	unsigned long flags;
+
+	lockdep_assert_held(&p->lock);
+	if (!timer_pending(&p->tw_timer))
+		return;		/* it is ending already */
+	if (atomic_inc_return(&cm.timewait_records) >
+	    READ_ONCE(cm_max_timewait)) {
+		atomic_dec(&cm.timewait_records);
+		pr_warn_ratelimited("ib_cm: more than %u destroyed ids in timewait (max_timewait); ending timewait early\n",
+				    READ_ONCE(cm_max_timewait));
+		mod_timer(&p->tw_timer, jiffies);
+		return;
+	}
+	tw = kmem_cache_zalloc(cm.tw_cache, GFP_ATOMIC | __GFP_NOWARN);
+	if (!tw)
+		goto keep_id;
+	/* Taking the timer over: its reference on @p goes with it. */
+	if (!timer_delete(&p->tw_timer)) {
+		kmem_cache_free(cm.tw_cache, tw);
+		goto keep_id;
+	}
+	tw->local_id = p->id.local_id;
+	tw->peer.key = p->peer.key;
+	tw->peer.record = true;
+	timer_setup(&tw->timer, cm_timewait_record_end, 0);
+
+	spin_lock_irqsave(&cm.lock, flags);
+	if (p->peer.linked &&
+	    !rhashtable_replace_fast(&cm.remote_ids, &p->peer.node,
+				     &tw->peer.node, cm_remote_id_params)) {
+		p->peer.linked = false;
+		tw->peer.linked = true;
+	}
+	spin_unlock_irqrestore(&cm.lock, flags);
+
+	/* Replacing a present entry allocates nothing. */
+	xa_lock_irqsave(&cm.local_ids, flags);
+	__xa_store(&cm.local_ids, cm_local_index(tw->local_id),
+		   xa_tag_pointer(tw, CM_XA_RECORD), GFP_ATOMIC);
+	xa_unlock_irqrestore(&cm.local_ids, flags);
+	p->tw_handed_over = true;
+
+	tw->timer.expires = p->tw_timer.expires;
+	add_timer(&tw->timer);
+	cm_put_id(p);	/* the timer's; the caller holds another */
+	return;
+
+keep_id:
+	atomic_dec(&cm.timewait_records);
 }
 
 static void cm_timewait_end(struct cm_id_priv *p)
@@ -2052,6 +2250,20 @@ static bool cm_req_valid(struct cm_req_msg *req)
 	       IBA_GET(CM_REQ_LOCAL_COMM_ID, req) != 0;
 }
 
+/*
+ * A REQ for a connection of which only a timewait record is left: it is
+ * stale, and answered as an id in TIMEWAIT answers it (cm_dup_req()).
+ */
+static void cm_dup_req_record(struct cm_port *port,
+			      struct ib_mad_recv_wc *recv_wc, __be32 tw_local)
+{
+	struct cm_req_msg *req = (struct cm_req_msg *)recv_wc->recv_buf.mad;
+
+	cm_count(port, CM_RECV_DUPLICATES, CM_REQ_ATTR_ID, 1);
+	cm_issue_rej(port, recv_wc, IB_CM_REJ_STALE_CONN, CM_MSG_RESPONSE_OTHER,
+		     be32_to_cpu(tw_local), IBA_GET(CM_REQ_LOCAL_COMM_ID, req));
+}
+
 /* A REQ we already know: answer as its state requires. */
 static void cm_dup_req(struct cm_work *work, struct cm_id_priv *p)
 {
@@ -2091,19 +2303,30 @@ static bool cm_match_req(struct cm_work *work, struct cm_id_priv *p,
 			 struct cm_id_priv *listen)
 {
 	struct cm_id_priv *old;
+	struct cm_peer *peer;
 
 	spin_lock_irq(&cm.lock);
-	old = cm_insert_remote_id(p);
-	if (old) {
-		if (IS_ERR(old) || !refcount_inc_not_zero(&old->refcount))
+	peer = cm_insert_remote_id(p);
+	if (IS_ERR(peer)) {
+		/* Out of memory: the peer resends. */
+		spin_unlock_irq(&cm.lock);
+		cm_count_drop(work->port, CM_DROP_NOMEM);
+		return false;
+	}
+	if (peer) {
+		__be32 tw_local = 0;
+
+		old = cm_peer_id(peer);
+		if (!old)
+			tw_local = cm_peer_record_id(peer);
+		else if (!refcount_inc_not_zero(&old->refcount))
 			old = NULL;
 		spin_unlock_irq(&cm.lock);
 		if (old) {
 			cm_dup_req(work, old);
 			cm_put_id(old);
-		} else {
-			/* Out of memory (or going away): the peer resends. */
-			cm_count_drop(work->port, CM_DROP_NOMEM);
+		} else if (tw_local) {
+			cm_dup_req_record(work->port, work->recv_wc, tw_local);
 		}
 		return false;
 	}
@@ -2324,11 +2547,17 @@ static struct cm_id_priv *cm_find_req(struct cm_port *port,
 {
 	struct cm_req_msg *req = (struct cm_req_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
+	__be32 tw_local = 0;
 
 	if (!cm_req_valid(req))
 		return ERR_PTR(-EINVAL);
 	p = cm_get_remote_id(cpu_to_be32(IBA_GET(CM_REQ_LOCAL_COMM_ID, req)),
-			     cpu_to_be64(IBA_GET(CM_REQ_LOCAL_CA_GUID, req)));
+			     cpu_to_be64(IBA_GET(CM_REQ_LOCAL_CA_GUID, req)),
+			     &tw_local);
+	if (!p && tw_local) {
+		cm_dup_req_record(port, recv_wc, tw_local);
+		return ERR_PTR(-ENOENT);
+	}
 	if (!p)
 		p = cm_get_listen(port->cm_dev->ib_device,
 				  cpu_to_be64(IBA_GET(CM_REQ_SERVICE_ID, req)));
@@ -2491,6 +2720,7 @@ static void cm_recv_rep(struct cm_id_priv *p, struct cm_work *work)
 	__be32 remote_id = cpu_to_be32(IBA_GET(CM_REP_LOCAL_COMM_ID, rep));
 	struct ib_cm_event event = {};
 	struct cm_id_priv *old;
+	struct cm_peer *peer;
 
 	spin_lock_irq(&p->lock);
 	if (p->id.state != IB_CM_REQ_SENT && p->id.state != IB_CM_MRA_REQ_RCVD) {
@@ -2515,8 +2745,8 @@ static void cm_recv_rep(struct cm_id_priv *p, struct cm_work *work)
 	p->remote_qpn = cm_rep_qpn(rep, p->qp_type);
 
 	spin_lock(&cm.lock);
-	old = cm_insert_remote_id(p);
-	if (old) {
+	peer = cm_insert_remote_id(p);
+	if (peer) {
 		/*
 		 * Another connection from the same remote ID: not ours.  Or
 		 * no memory to record it: the peer resends the REP.
@@ -2524,7 +2754,7 @@ static void cm_recv_rep(struct cm_id_priv *p, struct cm_work *work)
 		spin_unlock(&cm.lock);
 		cm_forget_peer(p);
 		spin_unlock_irq(&p->lock);
-		if (IS_ERR(old))
+		if (IS_ERR(peer))
 			cm_count_drop(work->port, CM_DROP_NOMEM);
 		else
 			trace_icm_insert_failed_err(be32_to_cpu(remote_id));
@@ -2694,7 +2924,7 @@ static struct cm_id_priv *cm_find_rejected(struct cm_rej_msg *rej)
 		__be64 guid;
 
 		memcpy(&guid, IBA_GET_MEM_PTR(CM_REJ_ARI, rej), sizeof(guid));
-		p = cm_get_remote_id(remote_id, guid);
+		p = cm_get_remote_id(remote_id, guid, NULL);
 		if (p)
 			return p;
 	}
@@ -2802,10 +3032,20 @@ static struct cm_id_priv *cm_find_dreq(struct cm_port *port,
 			 IBA_GET(CM_DREQ_LOCAL_COMM_ID, dreq));
 	if (p)
 		return p;
-	/* The connection is gone; the peer still needs its DREP. */
+	/*
+	 * The connection is gone; the peer still needs its DREP.  If it is
+	 * in timewait still, the DREP is a repeat, as cm_recv_dreq() sends.
+	 */
 	cm_count(port, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID, 1);
-	trace_icm_dreq_unknown_err(NULL);
-	cm_issue_drep(port, recv_wc, false);
+	if (cm_is_timewait_record(cpu_to_be32(IBA_GET(CM_DREQ_REMOTE_COMM_ID,
+						      dreq)),
+				  cpu_to_be32(IBA_GET(CM_DREQ_LOCAL_COMM_ID,
+						      dreq)))) {
+		cm_issue_drep(port, recv_wc, true);
+	} else {
+		trace_icm_dreq_unknown_err(NULL);
+		cm_issue_drep(port, recv_wc, false);
+	}
 	return ERR_PTR(-ENOENT);
 }
 
@@ -4142,12 +4382,6 @@ int ib_send_cm_sidr_rep(struct ib_cm_id *cm_id,
 }
 EXPORT_SYMBOL(ib_send_cm_sidr_rep);
 /*
- * Leave the peer in a sane state for an id that is going away, and stop
- * callbacks.  @err is the handler's return value when the CM destroys the
- * id on the consumer's behalf: -ENOMEM keeps a pending REQ unanswered so
- * that the peer retries it.
- */
-/*
  * Wind @p down as its state requires (the DESTROY rows of the state
  * table): tell the peer what it needs to know and stop any retried send.
  * @err is the handler's return value when the CM destroys the id on the
@@ -4224,10 +4458,13 @@ static void cm_wind_down_locked(struct cm_id_priv *p, int err)
 	 * Nothing more is sent along the id's own paths (late duplicates are
 	 * answered from the received MAD), so let go of the address vectors
 	 * now: an id may sit in timewait after this, and its GID attributes
-	 * must not outlive a device that is being removed meanwhile.
+	 * must not outlive a device that is being removed meanwhile.  In
+	 * timewait, the id gives way to a small record.
 	 */
 	cm_av_release(&p->av);
 	cm_av_release(&p->alt_av);
+	if (p->id.state == IB_CM_TIMEWAIT)
+		cm_timewait_compact_locked(p);
 }
 
 /*
@@ -4808,7 +5045,9 @@ static int __init ib_cm_init(void)
 					0, 0, NULL);
 	cm.work_cache = kmem_cache_create("ib_cm_work", sizeof(struct cm_work),
 					  0, 0, NULL);
-	if (!cm.id_cache || !cm.work_cache) {
+	cm.tw_cache = kmem_cache_create("ib_cm_timewait",
+					sizeof(struct cm_timewait), 0, 0, NULL);
+	if (!cm.id_cache || !cm.work_cache || !cm.tw_cache) {
 		ret = -ENOMEM;
 		goto err_cache;
 	}
@@ -4831,6 +5070,7 @@ static int __init ib_cm_init(void)
 err_wq:
 	destroy_workqueue(cm.wq);
 err_cache:
+	kmem_cache_destroy(cm.tw_cache);
 	kmem_cache_destroy(cm.work_cache);
 	kmem_cache_destroy(cm.id_cache);
 	rhltable_destroy(&cm.remote_qps);
@@ -4851,13 +5091,15 @@ static void __exit ib_cm_cleanup(void)
 	ib_unregister_client(&cm_client);
 
 	/*
-	 * Only ids in timewait can be left: end their timers now.  An entry
-	 * stays valid for an RCU grace period after its last reference went,
+	 * Only ids and records in timewait can be left: end their timers
+	 * now.  An entry stays valid for an RCU grace period after it went,
 	 * so each is looked up and referenced inside one read-side section.
 	 */
+	cm_end_timewait_records();
 	rcu_read_lock();
 	xa_for_each(&cm.local_ids, index, p) {
-		if (!refcount_inc_not_zero(&p->refcount))
+		if (xa_pointer_tag(p) == CM_XA_RECORD ||
+		    !refcount_inc_not_zero(&p->refcount))
 			continue;
 		rcu_read_unlock();
 		if (timer_delete_sync(&p->tw_timer))
@@ -4872,6 +5114,7 @@ static void __exit ib_cm_cleanup(void)
 	rhashtable_destroy(&cm.remote_ids);
 	rhashtable_destroy(&cm.listeners);
 	xa_destroy(&cm.local_ids);
+	kmem_cache_destroy(cm.tw_cache);
 	kmem_cache_destroy(cm.work_cache);
 	kmem_cache_destroy(cm.id_cache);
 }

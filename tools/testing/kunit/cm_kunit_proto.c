@@ -378,15 +378,17 @@ static void fk_receive(struct fk *fk, const union cm_kunit_msg *mad)
 	fk_receive_grh(fk, mad, NULL);
 }
 
-/* End every timewait on the fake device now. */
+/* End every timewait on the fake device (and every record) now. */
 static void fk_end_timewaits(struct fk *fk)
 {
 	struct cm_id_priv *p;
 	unsigned long index;
 
+	cm_end_timewait_records();
 	rcu_read_lock();
 	xa_for_each(&cm.local_ids, index, p) {
-		if (p->id.device != fk->dev ||
+		if (xa_pointer_tag(p) == CM_XA_RECORD ||
+		    p->id.device != fk->dev ||
 		    READ_ONCE(p->id.state) != IB_CM_TIMEWAIT)
 			continue;
 		/* As if the timer fired now. */
@@ -406,7 +408,7 @@ static unsigned int fk_ids_on_device(struct fk *fk)
 
 	rcu_read_lock();
 	xa_for_each(&cm.local_ids, index, p)
-		if (p->id.device == fk->dev)
+		if (xa_pointer_tag(p) != CM_XA_RECORD && p->id.device == fk->dev)
 			n++;
 	rcu_read_unlock();
 	return n;
@@ -587,10 +589,13 @@ static void fk_exit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kref_read(&fk->cm_dev->kref), 1U);
 	rcu_read_lock();
 	xa_for_each(&cm.local_ids, index, p)
-		if (p->id.device == fk->dev)
+		if (xa_pointer_tag(p) == CM_XA_RECORD)
+			KUNIT_FAIL(test, "timewait record left");
+		else if (p->id.device == fk->dev)
 			KUNIT_FAIL(test, "id %08x left in state %d",
 				   be32_to_cpu(p->id.local_id), p->id.state);
 	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, atomic_read(&cm.timewait_records), 0);
 
 	spin_lock_irq(&cm.lock);
 	list_del(&fk->cm_dev->list);
@@ -2143,6 +2148,146 @@ static void repeated_dreq_in_timewait_resends_the_drep(struct kunit *test)
 	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
 }
 
+/* How long until the timewait record of our comm ID @local ends, or -1. */
+static long fk_record_left(u32 local)
+{
+	struct cm_timewait *tw;
+	long left = -1;
+
+	rcu_read_lock();
+	tw = xa_load(&cm.local_ids, cm_local_index(cpu_to_be32(local)));
+	if (xa_pointer_tag(tw) == CM_XA_RECORD) {
+		tw = xa_untag_pointer(tw);
+		left = (long)(READ_ONCE(tw->timer.expires) - jiffies);
+	}
+	rcu_read_unlock();
+	return left;
+}
+
+/*
+ * An id destroyed in timewait gives way to a small record, which still
+ * answers the peer: a DREQ with a repeated DREP, a repeated REQ with REJ
+ * STALE_CONN in the id's name.
+ */
+static void destroyed_id_in_timewait_leaves_a_small_record(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_established(fk);
+	unsigned int ids = fk_ids_on_device(fk);
+	union cm_kunit_msg mad;
+	u32 local = fk_local(id);
+
+	if (!IS_ENABLED(CONFIG_LOCKDEP) && !IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS))
+		KUNIT_EXPECT_LE(test, sizeof(struct cm_timewait), 128U);
+	fk_destroy(fk, id);
+	FK_EXPECT_SENT(fk, 2, CM_DREQ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), ids - 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cm.timewait_records), 1);
+	KUNIT_EXPECT_GT(test, fk_record_left(local), 0L);
+
+	fk_dreq(&mad, local, FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 3, CM_DREP_ATTR_ID);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->resent);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_DREP_LOCAL_COMM_ID, FK_LAST(fk, drep)),
+			(u64)local);
+
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 4, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, FK_LAST(fk, rej)),
+			(u64)IB_CM_REJ_STALE_CONN);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_LOCAL_COMM_ID, FK_LAST(fk, rej)),
+			(u64)local);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REMOTE_COMM_ID, FK_LAST(fk, rej)),
+			(u64)FK_PEER_ID);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_REQ_ATTR_ID), 1L);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID), 1L);
+
+	/* When it ends, the peer's IDs are unknown again. */
+	fk_end_timewaits(fk);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cm.timewait_records), 0);
+	KUNIT_EXPECT_EQ(test, fk_record_left(local), -1L);
+	fk_dreq(&mad, local, FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 5, CM_DREP_ATTR_ID);
+	KUNIT_EXPECT_FALSE(test, fk_last(fk)->resent);
+	/* The listener is still there: the REQ is a new connection. */
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	KUNIT_EXPECT_EQ(test, fk_last_event(fk)->type, IB_CM_REQ_RECEIVED);
+}
+
+/* A peer's local ACK timeout of 31 (2.4 hours) gives about a minute. */
+static void timewait_from_a_huge_ack_timeout_is_cut(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+	struct ib_cm_id *id;
+	long left;
+	u32 local;
+
+	fk_listen(fk);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	IBA_SET(CM_REQ_PRIMARY_LOCAL_ACK_TIMEOUT, &mad.req, 31);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(test, fk_last_event(fk)->type, IB_CM_REQ_RECEIVED);
+	id = fk_last_event(fk)->id;
+	KUNIT_ASSERT_EQ(test, fk_send_rep(id), 0);
+	fk_conn_msg(&mad, CM_RTU_ATTR_ID, fk_local(id), FK_PEER_ID);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(test, id->state, IB_CM_ESTABLISHED);
+	local = fk_local(id);
+
+	fk_destroy(fk, id);
+	left = fk_record_left(local);
+	KUNIT_EXPECT_GT(test, left, (long)msecs_to_jiffies(cm_iba_to_ms(23)));
+	KUNIT_EXPECT_LE(test, left,
+			(long)msecs_to_jiffies(cm_iba_to_ms(CM_TIMEWAIT_MAX_IBA)));
+	KUNIT_EXPECT_LE(test, cm_iba_to_ms(CM_TIMEWAIT_MAX_IBA), 70000);
+}
+
+static void fk_restore_max_timewait(void *old)
+{
+	WRITE_ONCE(cm_max_timewait, (unsigned int)(uintptr_t)old);
+}
+
+/* Past max_timewait records, a destroyed id leaves timewait at once. */
+static void timewait_records_are_bounded(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *first = fk_passive_established(fk);
+	struct ib_cm_id *second = fk_active_req_sent(fk);
+	void *old = (void *)(uintptr_t)READ_ONCE(cm_max_timewait);
+	union cm_kunit_msg mad;
+	unsigned int ids;
+	u32 local;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							fk_restore_max_timewait,
+							old), 0);
+	WRITE_ONCE(cm_max_timewait, 1);
+
+	fk_rep(&mad, fk_local(second), FK_PEER_ID + 1, FK_PEER_QPN + 1);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_rtu(second, NULL, 0), 0);
+	fk_settle(fk);
+	KUNIT_ASSERT_EQ(test, second->state, IB_CM_ESTABLISHED);
+
+	fk_destroy(fk, first);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cm.timewait_records), 1);
+	ids = fk_ids_on_device(fk);
+	local = fk_local(second);
+	fk_destroy(fk, second);
+	/* Its timer was set to fire now. */
+	msleep(100);
+	fk_flush();
+	fk_settle(fk);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cm.timewait_records), 1);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), ids - 1);
+	KUNIT_EXPECT_EQ(test, fk_record_left(local), -1L);
+}
+
 static void repeated_dreq_before_the_drep_is_counted_only(struct kunit *test)
 {
 	struct fk *fk = test->priv;
@@ -2270,6 +2415,9 @@ static struct kunit_case fk_dup_cases[] = {
 	KUNIT_CASE(repeated_rep_while_deciding_is_counted_only),
 	KUNIT_CASE(repeated_rep_after_mra_resends_the_mra),
 	KUNIT_CASE(repeated_dreq_in_timewait_resends_the_drep),
+	KUNIT_CASE(destroyed_id_in_timewait_leaves_a_small_record),
+	KUNIT_CASE(timewait_from_a_huge_ack_timeout_is_cut),
+	KUNIT_CASE(timewait_records_are_bounded),
 	KUNIT_CASE(repeated_dreq_before_the_drep_is_counted_only),
 	KUNIT_CASE(dreq_for_a_forgotten_connection_gets_a_drep),
 	KUNIT_CASE(new_req_from_a_busy_qp_is_stale),
@@ -2829,11 +2977,13 @@ static void destroy_tells_the_peer_what_it_needs(struct kunit *test)
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_reach(fk, c->state);
 	unsigned int sent, events, ids;
+	__be32 remote;
 	u32 local;
 
 	KUNIT_ASSERT_NOT_NULL(test, id);
 	KUNIT_ASSERT_EQ(test, id->state, c->state);
 	local = fk_local(id);
+	remote = id->remote_id;
 	sent = fk->nsent;
 	events = fk->nevents;
 	ids = fk_ids_on_device(fk);
@@ -2855,11 +3005,14 @@ static void destroy_tells_the_peer_what_it_needs(struct kunit *test)
 	}
 	/* Nothing is retried for a destroyed id... */
 	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
-	/* ...it is gone, or waits out timewait... */
-	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk),
-			ids - (c->timewait ? 0 : 1));
-	fk_end_timewaits(fk);
+	/* ...it is gone, a small record waiting out timewait instead... */
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), ids - 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cm.timewait_records),
+			c->timewait ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, cm_is_timewait_record(cpu_to_be32(local), remote),
+			c->timewait);
+	fk_end_timewaits(fk);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cm.timewait_records), 0);
 	/* ...and its handler hears nothing more, timewait's end included. */
 	KUNIT_EXPECT_EQ(test, fk->nevents, events);
 }
