@@ -1077,22 +1077,40 @@ struct cm_kunit_rej_case {
 	const char *text;	/* NULL: any text but "unrecognized reason" */
 };
 
+/*
+ * ibcm_reject_msg() says exactly what the stock CM says: consumers print
+ * its texts and scripts grep logs for them.  The KUnit harness writes the
+ * stock texts into cm_kunit_stock_rej.h, read out of the stock cm.c
+ * (tools/testing/kunit/stock_rej.py); in a tree without that file only
+ * the fallback is checked.
+ */
+#if __has_include("cm_kunit_stock_rej.h")
+#include "cm_kunit_stock_rej.h"
+#else
+#define CM_KUNIT_STOCK_REJ_TEXTS
+#define CM_KUNIT_STOCK_REJ_DEFAULT "unrecognized reason"
+#endif
+
 static const struct cm_kunit_rej_case cm_kunit_rej_cases[] = {
-	{ IB_CM_REJ_NO_QP, "no QP available" },
-	{ IB_CM_REJ_TIMEOUT, "timed out" },
-	{ IB_CM_REJ_INVALID_SERVICE_ID, "invalid service ID" },
-	{ IB_CM_REJ_STALE_CONN, "stale connection" },
-	{ IB_CM_REJ_CONSUMER_DEFINED, "consumer defined" },
-	{ IB_CM_REJ_INVALID_ALT_FLOW_LABEL, "invalid alternate flow label" },
-	{ IB_CM_REJ_VENDOR_OPTION_NOT_SUPPORTED, "vendor option not supported" },
-	{ 34, "unrecognized reason" },
-	{ 0, "unrecognized reason" },
-	{ 36, "unrecognized reason" },
-	{ -1, "unrecognized reason" },
-	{ 1000, "unrecognized reason" },
-	{ INT_MIN, "unrecognized reason" },
-	{ INT_MAX, "unrecognized reason" },
+	CM_KUNIT_STOCK_REJ_TEXTS
+	{ 34, CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ 0, CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ 36, CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ -1, CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ 1000, CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ INT_MIN, CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ INT_MAX, CM_KUNIT_STOCK_REJ_DEFAULT },
 };
+
+/* The stock texts were there to compare with, all 34 of them. */
+static void stock_reject_texts_were_compared(struct kunit *test)
+{
+#ifdef CM_KUNIT_HAVE_STOCK_REJ
+	KUNIT_EXPECT_EQ(test, ARRAY_SIZE(cm_kunit_rej_cases), 34 + 7);
+#else
+	kunit_skip(test, "no cm_kunit_stock_rej.h (the project's KUnit harness writes it)");
+#endif
+}
 
 static void cm_kunit_rej_desc(const struct cm_kunit_rej_case *c, char *desc)
 {
@@ -1135,6 +1153,7 @@ static struct kunit_case cm_kunit_arith_cases[] = {
 	KUNIT_CASE(ack_timeout_bounds_hold_everywhere),
 	KUNIT_CASE_PARAM(reject_reason_has_its_text, cm_kunit_rej_gen_params),
 	KUNIT_CASE(every_known_reason_has_distinct_text),
+	KUNIT_CASE(stock_reject_texts_were_compared),
 	{}
 };
 

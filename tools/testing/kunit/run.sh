@@ -141,6 +141,10 @@ flock 9
 
 unpack_tree
 apply_series
+# The stock reject texts, for the suites to compare ibcm_reject_msg() with.
+python3 "$KUNIT_DIR/stock_rej.py" \
+	"$IBCM_CACHE/patch/base-$SRC_SERIES/drivers/infiniband/core/cm.c" \
+	"$TREE/drivers/infiniband/core/cm_kunit_stock_rej.h"
 mkdir -p "$BUILD"
 if [ -n "$debug" ]; then
 	# Copies, so that Python's byte code lands in the cache.
