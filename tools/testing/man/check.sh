@@ -10,7 +10,10 @@
 #    the sid root if present);
 #  - Documentation/infiniband/ib_cm.rst is valid reStructuredText;
 #  - the state transition tables of that document match those of cm.c
-#    (check_transitions.py).
+#    (check_transitions.py);
+#  - Documentation/ABI/testing/sysfs-class-infiniband-cm passes the
+#    kernel's ABI checker (get_abi.py validate) without a warning, and
+#    names every counter file cm.c creates (check_abi_names.py).
 # Run from anywhere; exits non-zero if any check fails.
 set -uo pipefail
 # shellcheck source=tools/testing/man/common.sh
@@ -147,6 +150,29 @@ if [ -f "$rst" ]; then
 		result ok "transition tables in $rst match cm.c" "$msgs"
 	else
 		result notok "transition tables in $rst match cm.c" "$msgs"
+	fi
+fi
+
+abi=Documentation/ABI/testing/sysfs-class-infiniband-cm
+if [ ! -f "$abi" ]; then
+	result notok "$abi exists"
+else
+	# get_abi.py reads a directory: give it this file alone.
+	rm -rf "$out/abi"
+	mkdir -p "$out/abi"
+	cp "$abi" "$out/abi/"
+	msgs=$(python3 "${kdoc%/scripts/kernel-doc}/tools/docs/get_abi.py" \
+		-D "$out/abi" validate 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && [ -z "$msgs" ]; then
+		result ok "get_abi.py validate $abi is silent"
+	else
+		result notok "get_abi.py validate $abi is silent (exit $rc)" "$msgs"
+	fi
+	if msgs=$(python3 "$IBCM_MAN_DIR/check_abi_names.py" "$abi" cm.c 2>&1); then
+		result ok "$abi names every counter of cm.c" "$msgs"
+	else
+		result notok "$abi names every counter of cm.c" "$msgs"
 	fi
 fi
 

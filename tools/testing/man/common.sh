@@ -31,7 +31,8 @@ ibcm_kernel_doc() {
 		echo "$KDIR/scripts/kernel-doc"
 		return
 	fi
-	if [ ! -f "$dir/.done" ]; then
+	# get_abi.py came later: a cache without it is made again.
+	if [ ! -f "$dir/.done" ] || [ ! -f "$dir/tools/docs/get_abi.py" ]; then
 		tarball=$(find "$IBCM_ROOT/usr/src" /usr/src -maxdepth 1 \
 			-name 'linux-source-*.tar.xz' 2>/dev/null | head -n1)
 		if [ -z "$tarball" ] && [ ! -d "$IBCM_ROOT" ]; then
@@ -47,10 +48,12 @@ ibcm_kernel_doc() {
 		mkdir -p "$IBCM_CACHE"
 		tmp=$(mktemp -d "$IBCM_CACHE/kernel-doc.XXXXXX")
 		# kernel-doc is a symlink to tools/docs/kernel-doc, which
-		# imports its parser from tools/lib/python.
+		# imports its parser from tools/lib/python; so does the ABI
+		# file checker, get_abi.py.
 		tar -xJf "$tarball" -C "$tmp" --strip-components=1 \
 			--wildcards '*/scripts/kernel-doc' '*/tools/docs/kernel-doc' \
-			'*/tools/lib/python' || { rm -rf "$tmp"; return 1; }
+			'*/tools/docs/get_abi.py' '*/tools/lib/python' ||
+			{ rm -rf "$tmp"; return 1; }
 		touch "$tmp/.done"
 		rm -rf "$dir"
 		mv "$tmp" "$dir"

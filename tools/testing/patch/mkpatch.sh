@@ -173,6 +173,7 @@ EOF
 # 0003: the sysfs ABI, once there is a document for it.
 abi=Documentation/ABI/testing/sysfs-class-infiniband-cm
 if [ -f "$IBCM_SRC/$abi" ]; then
+	mkdir -p "$(dirname "$repo/$abi")"
 	cp "$IBCM_SRC/$abi" "$repo/$abi"
 	python3 - "$repo" "$abi" <<'EOF'
 import sys
