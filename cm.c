@@ -54,6 +54,7 @@
  */
 
 #include <linux/completion.h>
+#include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/indirect_call_wrapper.h>
 #include <linux/kref.h>
@@ -64,6 +65,7 @@
 #include <linux/rbtree.h>
 #include <linux/rhashtable.h>
 #include <linux/sched.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
@@ -345,6 +347,7 @@ struct cm_work {
  * @sidr_gid: source GID of a received SIDR_REQ (with @sidr_lid, its key)
  * @sidr_lid: source LID of a received SIDR_REQ
  * @tw_handed_over: its local ID now belongs to a struct cm_timewait
+ * @state_since: jiffies of the last change of @id.state (debugfs)
  * @rcu: frees the structure after lookups under RCU are done with it
  */
 struct cm_id_priv {
@@ -405,6 +408,7 @@ struct cm_id_priv {
 	union ib_gid sidr_gid;
 	u16 sidr_lid;
 	bool tw_handed_over;
+	unsigned long state_since;
 	struct rcu_head rcu;
 };
 
@@ -425,6 +429,7 @@ static struct {
 	struct kmem_cache *work_cache;
 	struct kmem_cache *tw_cache;
 	atomic_t timewait_records;
+	struct dentry *debugfs;
 } cm = {
 	.lock = __SPIN_LOCK_UNLOCKED(cm.lock),
 	.devices = LIST_HEAD_INIT(cm.devices),
@@ -1039,6 +1044,7 @@ static struct cm_id_priv *cm_alloc_id(struct ib_device *device,
 	p->id.cm_handler = handler;
 	p->id.context = context;
 	p->id.remote_cm_qpn = 1;
+	p->state_since = jiffies;
 	spin_lock_init(&p->lock);
 	refcount_set(&p->refcount, 1);
 	init_waitqueue_head(&p->cb_done);
@@ -1466,10 +1472,12 @@ static void cm_change_state(struct cm_id_priv *p, bool lap, unsigned int to,
 		       lap ? "lap_state" : "state", from, to, cause,
 		       be32_to_cpu(p->id.local_id));
 	trace_icm_state(&p->id, lap, from, to, cause);
-	if (lap)
+	if (lap) {
 		WRITE_ONCE(p->id.lap_state, to);
-	else
+	} else {
 		WRITE_ONCE(p->id.state, to);
+		p->state_since = jiffies;
+	}
 }
 
 static void cm_set_state(struct cm_id_priv *p, enum ib_cm_state to,
@@ -5017,6 +5025,145 @@ static void cm_remove_one(struct ib_device *ib_device, void *client_data)
 }
 
 /* ---------------------------------------------------------------------
+ * A listing of the ids, in debugfs
+ *
+ * <debugfs>/ib_cm/ids has one line per id and per timewait record, in
+ * the order of cm.local_ids; the design document shows an example.  The
+ * walk runs under RCU, one id's lock at a time, and seq_file resumes it
+ * by local ID index: no lock is held across the listing.
+ */
+
+/* The names the tracepoints give the states (cm_trace.h). */
+static const char * const cm_state_names[] = {
+	[IB_CM_IDLE] = "IDLE",
+	[IB_CM_LISTEN] = "LISTEN",
+	[IB_CM_REQ_SENT] = "REQ_SENT",
+	[IB_CM_REQ_RCVD] = "REQ_RCVD",
+	[IB_CM_MRA_REQ_SENT] = "MRA_REQ_SENT",
+	[IB_CM_MRA_REQ_RCVD] = "MRA_REQ_RCVD",
+	[IB_CM_REP_SENT] = "REP_SENT",
+	[IB_CM_REP_RCVD] = "REP_RCVD",
+	[IB_CM_MRA_REP_SENT] = "MRA_REP_SENT",
+	[IB_CM_MRA_REP_RCVD] = "MRA_REP_RCVD",
+	[IB_CM_ESTABLISHED] = "ESTABLISHED",
+	[IB_CM_DREQ_SENT] = "DREQ_SENT",
+	[IB_CM_DREQ_RCVD] = "DREQ_RCVD",
+	[IB_CM_TIMEWAIT] = "TIMEWAIT",
+	[IB_CM_SIDR_REQ_SENT] = "SIDR_REQ_SENT",
+	[IB_CM_SIDR_REQ_RCVD] = "SIDR_REQ_RCVD",
+};
+
+static const char * const cm_lap_state_names[] = {
+	[IB_CM_LAP_UNINIT] = "LAP_UNINIT",
+	[IB_CM_LAP_IDLE] = "LAP_IDLE",
+	[IB_CM_LAP_SENT] = "LAP_SENT",
+	[IB_CM_LAP_RCVD] = "LAP_RCVD",
+	[IB_CM_MRA_LAP_SENT] = "MRA_LAP_SENT",
+	[IB_CM_MRA_LAP_RCVD] = "MRA_LAP_RCVD",
+};
+
+/* One line for @p: what a stuck connection is recognised by. */
+static void cm_show_id(struct seq_file *m, struct cm_id_priv *p)
+{
+	const char *dev = NULL;
+	u32 port = 0;
+	int retries;
+
+	spin_lock_irq(&p->lock);
+	if (p->av.port) {
+		dev = dev_name(&p->av.port->cm_dev->ib_device->dev);
+		port = p->av.port->port_num;
+	} else if (!p->destroyed) {
+		/* A destroyed id's device may be gone: only its av tells. */
+		dev = dev_name(&p->id.device->dev);
+	}
+	retries = p->msg ? p->msg->retries : 0;
+	/* Set only through cm_change_state(), both index their tables. */
+	seq_printf(m, "%s %u %s %s 0x%08x 0x%08x 0x%06x 0x%06x 0x%016llx %u %d",
+		   dev ?: "-", port, cm_state_names[p->id.state],
+		   cm_lap_state_names[p->id.lap_state],
+		   be32_to_cpu(p->id.local_id),
+		   be32_to_cpu(p->id.remote_id), be32_to_cpu(p->local_qpn),
+		   be32_to_cpu(p->remote_qpn), be64_to_cpu(p->id.service_id),
+		   jiffies_to_msecs(jiffies - p->state_since), retries);
+	seq_puts(m, p->is_listener && p->id.state == IB_CM_LISTEN ?
+		 " listener" : "");
+	seq_puts(m, p->id.state == IB_CM_TIMEWAIT ? " timewait" : "");
+	seq_puts(m, p->destroyed ? " destroyed" : "");
+	spin_unlock_irq(&p->lock);
+	seq_putc(m, '\n');
+}
+
+/* One line for a timewait record: its ids and what is left of the wait. */
+static void cm_show_record(struct seq_file *m, struct cm_timewait *tw)
+{
+	long left = (long)(READ_ONCE(tw->timer.expires) - jiffies);
+
+	seq_printf(m, "- 0 TIMEWAIT - 0x%08x 0x%08x - - - - 0 timewait record ends_in_ms=%u\n",
+		   be32_to_cpu(tw->local_id),
+		   be32_to_cpu(READ_ONCE(tw->peer.key.comm_id)),
+		   left > 0 ? jiffies_to_msecs(left) : 0);
+}
+
+/*
+ * The entry at position *@pos or after: position 0 is the header line,
+ * the entry at index i of cm.local_ids is at position i + 1.
+ */
+static void *cm_ids_find(loff_t *pos)
+{
+	unsigned long index = *pos - 1;
+	void *entry = xa_find(&cm.local_ids, &index, ULONG_MAX, XA_PRESENT);
+
+	if (entry)
+		*pos = (loff_t)index + 1;
+	return entry;
+}
+
+static void *cm_ids_start(struct seq_file *m, loff_t *pos)
+	__acquires(RCU)
+{
+	rcu_read_lock();
+	return *pos ? cm_ids_find(pos) : SEQ_START_TOKEN;
+}
+
+static void *cm_ids_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return cm_ids_find(pos);
+}
+
+static void cm_ids_stop(struct seq_file *m, void *v)
+	__releases(RCU)
+{
+	rcu_read_unlock();
+}
+
+static int cm_ids_show(struct seq_file *m, void *v)
+{
+	if (v == SEQ_START_TOKEN)
+		seq_puts(m, "device port state lap_state local_id remote_id local_qpn remote_qpn service_id ms_in_state retries flags\n");
+	else if (xa_pointer_tag(v) == CM_XA_RECORD)
+		cm_show_record(m, xa_untag_pointer(v));
+	else
+		cm_show_id(m, v);
+	return 0;
+}
+
+static const struct seq_operations cm_ids_sops = {
+	.start = cm_ids_start,
+	.next = cm_ids_next,
+	.stop = cm_ids_stop,
+	.show = cm_ids_show,
+};
+DEFINE_SEQ_ATTRIBUTE(cm_ids);
+
+static void cm_debugfs_init(void)
+{
+	cm.debugfs = debugfs_create_dir("ib_cm", NULL);
+	debugfs_create_file("ids", 0400, cm.debugfs, NULL, &cm_ids_fops);
+}
+
+/* ---------------------------------------------------------------------
  * Module life cycle
  */
 
@@ -5070,6 +5217,7 @@ static int __init ib_cm_init(void)
 	ret = ib_register_client(&cm_client);
 	if (ret)
 		goto err_wq;
+	cm_debugfs_init();
 	return 0;
 
 err_wq:
@@ -5093,6 +5241,7 @@ static void __exit ib_cm_cleanup(void)
 	struct cm_id_priv *p;
 	unsigned long index;
 
+	debugfs_remove_recursive(cm.debugfs);
 	ib_unregister_client(&cm_client);
 
 	/*

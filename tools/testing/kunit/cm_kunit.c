@@ -1534,23 +1534,10 @@ static const enum ib_cm_state cm_kunit_busy_states[] = {
 	IB_CM_SIDR_REQ_SENT, IB_CM_SIDR_REQ_RCVD,
 };
 
-/* State names for parameter descriptions. */
-static const char * const cm_kunit_state_names[] = {
-	[IB_CM_IDLE] = "IDLE", [IB_CM_LISTEN] = "LISTEN",
-	[IB_CM_REQ_SENT] = "REQ_SENT", [IB_CM_REQ_RCVD] = "REQ_RCVD",
-	[IB_CM_MRA_REQ_SENT] = "MRA_REQ_SENT",
-	[IB_CM_MRA_REQ_RCVD] = "MRA_REQ_RCVD", [IB_CM_REP_SENT] = "REP_SENT",
-	[IB_CM_MRA_REP_RCVD] = "MRA_REP_RCVD", [IB_CM_REP_RCVD] = "REP_RCVD",
-	[IB_CM_MRA_REP_SENT] = "MRA_REP_SENT",
-	[IB_CM_ESTABLISHED] = "ESTABLISHED", [IB_CM_DREQ_SENT] = "DREQ_SENT",
-	[IB_CM_DREQ_RCVD] = "DREQ_RCVD", [IB_CM_TIMEWAIT] = "TIMEWAIT",
-	[IB_CM_SIDR_REQ_SENT] = "SIDR_REQ_SENT",
-	[IB_CM_SIDR_REQ_RCVD] = "SIDR_REQ_RCVD",
-};
-
+/* State names (cm.c's) for parameter descriptions. */
 static void cm_kunit_state_desc(const enum ib_cm_state *s, char *desc)
 {
-	strscpy(desc, cm_kunit_state_names[*s], KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, cm_state_names[*s], KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(cm_kunit_busy, cm_kunit_busy_states, cm_kunit_state_desc);

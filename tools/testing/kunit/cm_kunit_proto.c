@@ -2288,6 +2288,71 @@ static void timewait_records_are_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fk_record_left(local), -1L);
 }
 
+/* The debugfs listing of ids, read whole through its seq_file operations. */
+static char *fk_listing(struct kunit *test)
+{
+	struct seq_file m = { .size = 16384 };
+	loff_t pos = 0;
+	void *v;
+
+	m.buf = kunit_kzalloc(test, m.size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m.buf);
+	for (v = cm_ids_start(&m, &pos); v; v = cm_ids_next(&m, v, &pos))
+		cm_ids_show(&m, v);
+	cm_ids_stop(&m, v);
+	KUNIT_EXPECT_FALSE(test, seq_has_overflowed(&m));
+	m.buf[min(m.count, m.size - 1)] = '\0';
+	return m.buf;
+}
+
+static void fk_expect_listed(struct kunit *test, const char *listing,
+			     const char *fmt, ...)
+{
+	char want[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(want, sizeof(want), fmt, ap);
+	va_end(ap);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(listing, want),
+				  "no \"%s\" in:\n%s", want, listing);
+}
+
+/* Each id and timewait record has its line, and a read resumes. */
+static void listing_shows_ids_and_records(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_established(fk);
+	u32 local = fk_local(id);
+	struct seq_file m = {};
+	const char *list;
+	loff_t pos;
+
+	list = fk_listing(test);
+	KUNIT_EXPECT_TRUE(test, str_has_prefix(list, "device port state lap_state"));
+	fk_expect_listed(test, list, "- 0 LISTEN LAP_UNINIT 0x");
+	fk_expect_listed(test, list, " 0x00000000 0x000000 0x000000 0x%016llx ",
+			 FK_SID);
+	fk_expect_listed(test, list, " 0 listener\n");
+	fk_expect_listed(test, list,
+			 "- 1 ESTABLISHED LAP_UNINIT 0x%08x 0x%08x 0x%06x 0x%06x 0x%016llx ",
+			 local, FK_PEER_ID, FK_OUR_QPN, FK_PEER_QPN, FK_SID);
+
+	/* Started at the id's position, the walk starts with the id. */
+	pos = cm_local_index(id->local_id) + 1;
+	KUNIT_EXPECT_PTR_EQ(test, cm_ids_start(&m, &pos), (void *)to_priv(id));
+	cm_ids_stop(&m, NULL);
+
+	fk_destroy(fk, id);
+	list = fk_listing(test);
+	fk_expect_listed(test, list,
+			 "- 0 TIMEWAIT - 0x%08x 0x%08x - - - - 0 timewait record ends_in_ms=",
+			 local, FK_PEER_ID);
+	fk_end_timewaits(fk);
+	list = fk_listing(test);
+	KUNIT_EXPECT_NULL(test, strstr(list, "TIMEWAIT"));
+}
+
 static void repeated_dreq_before_the_drep_is_counted_only(struct kunit *test)
 {
 	struct fk *fk = test->priv;
@@ -2418,6 +2483,7 @@ static struct kunit_case fk_dup_cases[] = {
 	KUNIT_CASE(destroyed_id_in_timewait_leaves_a_small_record),
 	KUNIT_CASE(timewait_from_a_huge_ack_timeout_is_cut),
 	KUNIT_CASE(timewait_records_are_bounded),
+	KUNIT_CASE(listing_shows_ids_and_records),
 	KUNIT_CASE(repeated_dreq_before_the_drep_is_counted_only),
 	KUNIT_CASE(dreq_for_a_forgotten_connection_gets_a_drep),
 	KUNIT_CASE(new_req_from_a_busy_qp_is_stale),
@@ -2966,7 +3032,7 @@ static const struct fk_destroy_case fk_destroy_cases[] = {
 
 static void fk_destroy_desc(const struct fk_destroy_case *c, char *desc)
 {
-	strscpy(desc, cm_kunit_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, cm_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(fk_destroy, fk_destroy_cases, fk_destroy_desc);
@@ -3034,7 +3100,7 @@ static const struct fk_timeout_case fk_timeout_cases[] = {
 
 static void fk_timeout_desc(const struct fk_timeout_case *c, char *desc)
 {
-	strscpy(desc, cm_kunit_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, cm_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(fk_timeout, fk_timeout_cases, fk_timeout_desc);
@@ -3086,7 +3152,7 @@ struct fk_rx_case {
 
 static void fk_rx_desc(const struct fk_rx_case *c, char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s", cm_kunit_state_names[c->state],
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s%s", cm_state_names[c->state],
 		 c->reason == IB_CM_REJ_STALE_CONN ? " stale" : "");
 }
 
@@ -3179,7 +3245,7 @@ static const struct fk_dreq_case fk_dreq_cases[] = {
 
 static void fk_dreq_desc(const struct fk_dreq_case *c, char *desc)
 {
-	strscpy(desc, cm_kunit_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, cm_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(fk_dreq, fk_dreq_cases, fk_dreq_desc);
@@ -3230,7 +3296,7 @@ static const struct fk_user_rej_case fk_user_rej_cases[] = {
 
 static void fk_user_rej_desc(const struct fk_user_rej_case *c, char *desc)
 {
-	strscpy(desc, cm_kunit_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
+	strscpy(desc, cm_state_names[c->state], KUNIT_PARAM_DESC_SIZE);
 }
 
 KUNIT_ARRAY_PARAM(fk_user_rej, fk_user_rej_cases, fk_user_rej_desc);
