@@ -10,47 +10,58 @@
  *
  * How things flow
  * ---------------
- * Every input is handled on one ordered workqueue, cm.wq: received MADs
- * (cm_recv_handler), send failures and timeouts (cm_send_handler) and
- * ib_cm_notify(COMM_EST) as a struct cm_work each, and the end of
- * timewait as a delayed work embedded in the cm_id.  A work item looks up the cm_id, performs the
- * state transition under the id's lock and then, with no lock held, calls
- * the id's handler.  Because the workqueue is ordered, events for one id
- * reach the handler one at a time and in arrival order, and the handler
- * and context are read from the id afresh for each event.
- *
- * The transitions for each received message are in one function per
- * message, named after it (cm_recv_req(), cm_recv_rep()...); each begins
- * with a switch over the states in which the message is accepted.  The
- * API calls that send (ib_send_cm_*()) check and change the state under
- * the same lock.
+ * A received MAD is checked and its id found in the MAD layer's context
+ * (cm_recv_handler(): each message's cm_msg_ops.find), without the global
+ * lock: by our local comm ID in an xarray, by the peer's comm ID and CA
+ * GUID or by service ID in rhashtables, all under RCU.  It is then queued
+ * as a struct cm_work on that id, a REQ or SIDR_REQ on its listener.  A
+ * MAD nobody can use is answered there and then (REJ, DREP, SIDR_REP) or
+ * dropped and counted.  Each id has a work item on cm.wq, a concurrent
+ * workqueue, that takes the id's inputs one at a time in arrival order:
+ * received MADs, the failure of its retried send (cm_send_handler()),
+ * ib_cm_notify(COMM_EST) and the end of timewait, the last three embedded
+ * in the id so that nothing on those paths allocates.  Each input is
+ * handled under the id's lock, which changes the state with
+ * cm_change_state(); the handler is then called with no lock held.  So
+ * events for one id reach its handler one at a time and in order, while a
+ * handler that sleeps holds up its own id alone.  Inputs waiting are
+ * bounded per id (CM_ID_BACKLOG) and per port (CM_PORT_BACKLOG).
  *
  * Lifetime
  * --------
  * A cm_id_priv is reference counted.  The user holds one reference from
  * ib_create_cm_id() (or from the REQ_RECEIVED/SIDR_REQ_RECEIVED event that
- * handed it over) until ib_destroy_cm_id().  Work queued for a send error
- * or for ib_cm_notify(), each send awaiting its completion, a pending
- * timewait timer and every lookup in progress hold one more.  Work for a
- * received MAD holds none: it looks the id up when it runs.  The
- * memory outlives ib_destroy_cm_id() while the connection is in timewait,
- * so that its local ID stays reserved and duplicates are still answered;
- * it is freed (after an RCU grace period) when the last reference goes.
- * ib_destroy_cm_id() marks the id destroyed, which stops any further
- * callback, and waits until a callback already running has returned.
+ * handed it over) until ib_destroy_cm_id().  The id's work item while it
+ * is queued or running, each send awaiting its completion, a pending
+ * timewait timer and every lookup in progress hold one more; a received
+ * MAD waiting in the id's queue is covered by the work item's.  A retried
+ * send's buffer points at its id until the send completes or is cancelled
+ * (cm_cancel_msg() detaches it), so a completion the MAD layer never
+ * delivers holds nothing.  ib_destroy_cm_id() marks the id destroyed,
+ * which stops any further callback, and waits only for a callback running
+ * in another task; called from the id's own callback, it is carried out
+ * when the callback returns.  An id destroyed in timewait hands its comm
+ * IDs to a small struct cm_timewait and is freed.  Memory is freed after
+ * an RCU grace period when the last reference goes.
  *
  * Locking
  * -------
  * cm.lock (irq-safe) serialises changes of the lookup tables (listeners,
  *   remote comm IDs, remote QPs: rhashtables read under RCU; received
  *   SIDR requests: an rbtree read under the lock) and the device list.
- * cm_id_priv->lock (irq-safe) protects the id's state and protocol
- *   fields.  It may be taken before cm.lock, never after it.
+ * cm_id_priv->lock (irq-safe) protects the id's state, protocol fields and
+ *   input queue.  It may be taken before cm.lock, never after it.
  * cm_device->agent_lock (rwlock) keeps a port's MAD agents from going
  *   away while a send is being prepared.
  * Local IDs live in an xarray with its own lock; lookups by local ID run
- * under RCU and take a reference with refcount_inc_not_zero().
+ *   under RCU and take a reference with refcount_inc_not_zero().
  * No lock is held while a handler runs.
+ *
+ * Names: a function whose name ends in _locked is called with the lock
+ * of the id it is given (p->lock) held; one whose name begins with __
+ * with cm.lock held.  Both, and every other function that needs a lock
+ * (cm_set_state(), cm_enter_timewait(), the table helpers...), say so
+ * with lockdep_assert_held().
  */
 
 #include <linux/completion.h>
@@ -183,6 +194,7 @@ struct cm_device {
  * struct cm_av - where messages of a connection go, and how
  * @port: the local port (holds a reference on its device)
  * @ah_attr: address vector of the peer (holds a GID attribute reference)
+ * @ah: the address handle of the path, shared by its sends (or NULL)
  * @pkey_index: P_Key index to send with
  * @dlid_datapath: DLID for the data path when it differs from the CM's
  * @timeout: local ACK timeout for the QP, IBTA encoding
@@ -190,9 +202,27 @@ struct cm_device {
 struct cm_av {
 	struct cm_port *port;
 	struct rdma_ah_attr ah_attr;
+	struct cm_ah *ah;
 	u16 pkey_index;
 	u16 dlid_datapath;
 	u8 timeout;
+};
+
+/**
+ * struct cm_ah - an address handle shared by the sends along one path
+ * @ref: the path (struct cm_av) and each send buffer using it
+ * @ah: the address handle
+ * @port: the port it was made for (holds a reference on its device)
+ *
+ * Made where sleeping is allowed, when the path is set, so that no send
+ * creates an address handle with the id's spinlock held and interrupts
+ * off; a REQ, its retries, the DREQ and all other messages along the path
+ * then share it.
+ */
+struct cm_ah {
+	refcount_t ref;
+	struct ib_ah *ah;
+	struct cm_port *port;
 };
 
 /*
@@ -567,8 +597,18 @@ static void cm_av_set_port(struct cm_av *av, struct cm_port *port)
 	av->port = port;
 }
 
+static void cm_ah_put(struct cm_ah *ah);
+
+/* Set @av's address handle to @ah, taking over its reference. */
+static void cm_av_set_ah(struct cm_av *av, struct cm_ah *ah)
+{
+	cm_ah_put(av->ah);
+	av->ah = ah;
+}
+
 static void cm_av_release(struct cm_av *av)
 {
+	cm_av_set_ah(av, NULL);
 	rdma_destroy_ah_attr(&av->ah_attr);
 	cm_av_set_port(av, NULL);
 }
@@ -576,6 +616,8 @@ static void cm_av_release(struct cm_av *av)
 /* Move @src into @dst, releasing what @dst held. */
 static void cm_av_move(struct cm_av *dst, struct cm_av *src)
 {
+	cm_av_set_ah(dst, src->ah);
+	src->ah = NULL;
 	cm_av_set_port(dst, src->port);
 	cm_av_set_port(src, NULL);
 	rdma_move_ah_attr(&dst->ah_attr, &src->ah_attr);
@@ -649,32 +691,29 @@ static u16 cm_ib_pkey(struct cm_port *port, u16 pkey_index)
 	return pkey;
 }
 
-/* A send buffer on @agent for one CM MAD to @remote_qpn via @ah_attr. */
-static struct ib_mad_send_buf *
-cm_ib_create_msg(struct ib_mad_agent *agent, u32 remote_qpn, u16 pkey_index,
-		 struct rdma_ah_attr *ah_attr)
+/* An address handle for @ah_attr in @pd, QP1's; may sleep. */
+static struct ib_ah *cm_ib_create_ah(struct ib_pd *pd,
+				     struct rdma_ah_attr *ah_attr)
 {
-	struct ib_mad_send_buf *msg;
-	struct ib_ah *ah;
+	return rdma_create_ah(pd, ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+}
 
-	ah = rdma_create_ah(agent->qp->pd, ah_attr, 0);
-	if (IS_ERR(ah))
-		return ERR_CAST(ah);
-	msg = ib_create_send_mad(agent, remote_qpn, pkey_index, 0,
-				 IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA,
-				 GFP_ATOMIC, IB_MGMT_BASE_VERSION);
-	if (IS_ERR(msg)) {
-		rdma_destroy_ah(ah, 0);
-		return msg;
-	}
-	msg->ah = ah;
-	return msg;
+static void cm_ib_destroy_ah(struct ib_ah *ah)
+{
+	rdma_destroy_ah(ah, 0);
+}
+
+/* A send buffer on @agent for one CM MAD to @remote_qpn. */
+static struct ib_mad_send_buf *
+cm_ib_create_msg(struct ib_mad_agent *agent, u32 remote_qpn, u16 pkey_index)
+{
+	return ib_create_send_mad(agent, remote_qpn, pkey_index, 0,
+				  IB_MGMT_MAD_HDR, IB_MGMT_MAD_DATA,
+				  GFP_ATOMIC, IB_MGMT_BASE_VERSION);
 }
 
 static void cm_ib_free_msg(struct ib_mad_send_buf *msg)
 {
-	if (msg->ah)
-		rdma_destroy_ah(msg->ah, 0);
 	ib_free_send_mad(msg);
 }
 
@@ -705,7 +744,9 @@ static void cm_ib_free_recv(struct ib_mad_recv_wc *recv_wc)
  * @ah_from_wc: address attributes that answer a received MAD
  * @port_gid: the GID at index 0 of a port
  * @pkey: the P_Key at an index of a port (0 if none)
- * @create_msg: a send buffer with its address handle
+ * @create_ah: an address handle in the PD of a port's QP1; may sleep
+ * @destroy_ah: releases what @create_ah made; does not sleep
+ * @create_msg: a send buffer, without address handle, in atomic context
  * @free_msg: releases what @create_msg made
  * @post: hands a send buffer to the MAD layer
  * @cancel: stops the retries of a posted buffer (it still completes)
@@ -730,9 +771,11 @@ struct cm_transport {
 			  struct rdma_ah_attr *ah_attr);
 	int (*port_gid)(struct cm_port *port, union ib_gid *gid);
 	u16 (*pkey)(struct cm_port *port, u16 pkey_index);
+	struct ib_ah *(*create_ah)(struct ib_pd *pd,
+				   struct rdma_ah_attr *ah_attr);
+	void (*destroy_ah)(struct ib_ah *ah);
 	struct ib_mad_send_buf *(*create_msg)(struct ib_mad_agent *agent,
-					      u32 remote_qpn, u16 pkey_index,
-					      struct rdma_ah_attr *ah_attr);
+					      u32 remote_qpn, u16 pkey_index);
 	void (*free_msg)(struct ib_mad_send_buf *msg);
 	int (*post)(struct ib_mad_send_buf *msg);
 	void (*cancel)(struct ib_mad_send_buf *msg);
@@ -746,6 +789,8 @@ static const struct cm_transport cm_ib_transport = {
 	.ah_from_wc = cm_ib_ah_from_wc,
 	.port_gid = cm_ib_port_gid,
 	.pkey = cm_ib_pkey,
+	.create_ah = cm_ib_create_ah,
+	.destroy_ah = cm_ib_destroy_ah,
 	.create_msg = cm_ib_create_msg,
 	.free_msg = cm_ib_free_msg,
 	.post = cm_ib_post,
@@ -801,12 +846,72 @@ static u16 cm_tp_pkey(struct cm_port *port, u16 pkey_index)
 			       pkey_index);
 }
 
+static struct ib_ah *cm_tp_create_ah(struct cm_port *port, struct ib_pd *pd,
+				     struct rdma_ah_attr *ah_attr)
+{
+	return INDIRECT_CALL_1(port->cm_dev->tp->create_ah, cm_ib_create_ah,
+			       pd, ah_attr);
+}
+
+static void cm_tp_destroy_ah(struct cm_port *port, struct ib_ah *ah)
+{
+	INDIRECT_CALL_1(port->cm_dev->tp->destroy_ah, cm_ib_destroy_ah, ah);
+}
+
 static struct ib_mad_send_buf *
 cm_tp_create_msg(struct cm_port *port, struct ib_mad_agent *agent,
-		 u32 remote_qpn, u16 pkey_index, struct rdma_ah_attr *ah_attr)
+		 u32 remote_qpn, u16 pkey_index)
 {
 	return INDIRECT_CALL_1(port->cm_dev->tp->create_msg, cm_ib_create_msg,
-			       agent, remote_qpn, pkey_index, ah_attr);
+			       agent, remote_qpn, pkey_index);
+}
+
+/*
+ * A shared address handle for @ah_attr on @port, or an ERR_PTR(): -ENODEV
+ * once the device is going away.  May sleep.
+ */
+static struct cm_ah *cm_ah_create(struct cm_port *port,
+				  struct rdma_ah_attr *ah_attr)
+{
+	struct ib_pd *pd = NULL;
+	struct cm_ah *ah;
+	struct ib_ah *ib_ah;
+
+	might_sleep();
+	/* QP1 and its PD outlive the agent: they go with the MAD layer. */
+	read_lock(&port->cm_dev->agent_lock);
+	if (port->mad_agent)
+		pd = port->mad_agent->qp->pd;
+	read_unlock(&port->cm_dev->agent_lock);
+	if (!pd)
+		return ERR_PTR(-ENODEV);
+
+	ah = kmalloc_obj(*ah, GFP_KERNEL);
+	if (!ah)
+		return ERR_PTR(-ENOMEM);
+	ib_ah = cm_tp_create_ah(port, pd, ah_attr);
+	if (IS_ERR(ib_ah)) {
+		kfree(ah);
+		return ERR_CAST(ib_ah);
+	}
+	refcount_set(&ah->ref, 1);
+	ah->ah = ib_ah;
+	ah->port = port;
+	kref_get(&port->cm_dev->kref);
+	return ah;
+}
+
+/* Drop a reference; the last destroys the handle (in any context). */
+static void cm_ah_put(struct cm_ah *ah)
+{
+	struct cm_device *cm_dev;
+
+	if (!ah || !refcount_dec_and_test(&ah->ref))
+		return;
+	cm_dev = ah->port->cm_dev;
+	cm_tp_destroy_ah(ah->port, ah->ah);
+	kfree(ah);
+	cm_device_put(cm_dev);
 }
 
 static void cm_tp_free_msg(struct ib_mad_send_buf *msg)
@@ -855,14 +960,16 @@ static struct cm_port *cm_port_of_path(struct sa_path_rec *path,
 }
 
 /*
- * Fill @av for sending along @path.  May sleep (RoCE route resolution),
- * so it is called without locks and the result is moved into the id.
+ * Fill @av for sending along @path, with its address handle.  May sleep
+ * (RoCE route resolution, the handle), so it is called without locks and
+ * the result is moved into the id.
  */
 static int cm_av_from_path(struct cm_av *av, struct sa_path_rec *path,
 			   const struct ib_gid_attr *sgid_attr)
 {
 	struct rdma_ah_attr ah_attr = {};
 	struct cm_port *port;
+	struct cm_ah *ah;
 	u16 pkey_index;
 	int ret;
 
@@ -872,6 +979,12 @@ static int cm_av_from_path(struct cm_av *av, struct sa_path_rec *path,
 	ret = cm_tp_ah_from_path(port, path, sgid_attr, &ah_attr, &pkey_index);
 	if (ret)
 		return ret;
+	ah = cm_ah_create(port, &ah_attr);
+	if (IS_ERR(ah)) {
+		rdma_destroy_ah_attr(&ah_attr);
+		return PTR_ERR(ah);
+	}
+	cm_av_set_ah(av, ah);
 	cm_av_set_port(av, port);
 	rdma_move_ah_attr(&av->ah_attr, &ah_attr);
 	av->pkey_index = pkey_index;
@@ -879,16 +992,23 @@ static int cm_av_from_path(struct cm_av *av, struct sa_path_rec *path,
 	return 0;
 }
 
-/* Fill @av to answer the sender of a received MAD. */
+/* Fill @av to answer the sender of a received MAD.  May sleep. */
 static int cm_av_from_wc(struct cm_av *av, struct cm_port *port,
 			 struct ib_mad_recv_wc *recv_wc)
 {
 	struct rdma_ah_attr ah_attr = {};
+	struct cm_ah *ah;
 	int ret;
 
 	ret = cm_tp_ah_from_wc(port, recv_wc, &ah_attr);
 	if (ret)
 		return ret;
+	ah = cm_ah_create(port, &ah_attr);
+	if (IS_ERR(ah)) {
+		rdma_destroy_ah_attr(&ah_attr);
+		return PTR_ERR(ah);
+	}
+	cm_av_set_ah(av, ah);
 	cm_av_set_port(av, port);
 	rdma_move_ah_attr(&av->ah_attr, &ah_attr);
 	av->pkey_index = recv_wc->wc->pkey_index;
@@ -964,7 +1084,7 @@ static void cm_unlink_listen(struct cm_id_priv *p)
 }
 
 /* Take @p out of the tables that describe its peer. */
-static void cm_unlink_remote_locked(struct cm_id_priv *p)
+static void __cm_unlink_remote(struct cm_id_priv *p)
 {
 	lockdep_assert_held(&cm.lock);
 	cm_unlink_peer(&p->peer);
@@ -977,7 +1097,7 @@ static void cm_unlink_remote(struct cm_id_priv *p)
 	unsigned long flags;
 
 	spin_lock_irqsave(&cm.lock, flags);
-	cm_unlink_remote_locked(p);
+	__cm_unlink_remote(p);
 	spin_unlock_irqrestore(&cm.lock, flags);
 }
 
@@ -993,7 +1113,7 @@ static void cm_free_id(struct cm_id_priv *p)
 
 	spin_lock_irqsave(&cm.lock, flags);
 	cm_unlink_listen(p);
-	cm_unlink_remote_locked(p);
+	__cm_unlink_remote(p);
 	spin_unlock_irqrestore(&cm.lock, flags);
 	if (!p->tw_handed_over)
 		xa_erase_irq(&cm.local_ids, cm_local_index(p->id.local_id));
@@ -1500,11 +1620,23 @@ static void cm_set_lap_state(struct cm_id_priv *p, enum ib_cm_lap_state to,
  * dropped, by whichever comes first of the send's completion and the id
  * letting go of it (cm_cancel_msg()).  So the id never waits for a
  * completion, and a completion never finds an id that gave up on it.
- * Fire-and-forget messages have NULL there.  msg->context[1] is
- * CM_MSG_RESENT for a message resent to answer a duplicate (counted as a
- * retry, as the stock module does).
+ * Fire-and-forget messages have NULL there.  msg->context[1] is the
+ * struct cm_ah the buffer holds a reference on, its bit 0 set
+ * (CM_MSG_RESENT) for a message resent to answer a duplicate (counted as
+ * a retry, as the stock module does).
  */
-#define CM_MSG_RESENT	((void *)-1L)
+#define CM_MSG_RESENT	1UL
+
+static struct cm_ah *cm_msg_ah(struct ib_mad_send_buf *msg)
+{
+	return (struct cm_ah *)((unsigned long)msg->context[1] &
+				~CM_MSG_RESENT);
+}
+
+static bool cm_msg_resent(struct ib_mad_send_buf *msg)
+{
+	return (unsigned long)msg->context[1] & CM_MSG_RESENT;
+}
 
 /* The common header of a CM message; send buffers come zeroed. */
 static void cm_init_mad(struct ib_mad_hdr *hdr, __be16 attr_id, __be64 tid)
@@ -1528,30 +1660,37 @@ static __be64 cm_new_tid(void)
 
 static void cm_free_msg(struct ib_mad_send_buf *msg)
 {
+	struct cm_ah *ah = cm_msg_ah(msg);
+
 	cm_tp_free_msg(msg);
+	cm_ah_put(ah);
 }
 
 /*
- * A send buffer on @port's CM agent, or its REP agent, addressed by
- * @ah_attr: -ENODEV once the device is going away.  The agent lock keeps
- * the agent registered while the buffer is made.
+ * A send buffer on @port's CM agent, or its REP agent, addressed by @ah,
+ * on which it takes a reference: -ENODEV once the device is going away.
+ * The agent lock keeps the agent registered while the buffer is made.
+ * Allocates atomically and creates no address handle: callers may hold
+ * spinlocks.
  */
 static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port, bool rep,
 					   u32 remote_qpn, u16 pkey_index,
-					   struct rdma_ah_attr *ah_attr)
+					   struct cm_ah *ah)
 {
 	struct ib_mad_send_buf *msg = ERR_PTR(-ENODEV);
 	struct ib_mad_agent *agent;
 
+	/* Without a handle (cm_forget_ahs()) the device is going away. */
 	read_lock(&port->cm_dev->agent_lock);
 	agent = rep ? port->rep_agent : port->mad_agent;
-	if (agent)
-		msg = cm_tp_create_msg(port, agent, remote_qpn, pkey_index,
-				       ah_attr);
+	if (agent && ah)
+		msg = cm_tp_create_msg(port, agent, remote_qpn, pkey_index);
 	read_unlock(&port->cm_dev->agent_lock);
 	if (!IS_ERR(msg)) {
+		refcount_inc(&ah->ref);
+		msg->ah = ah->ah;
 		msg->context[0] = NULL;
-		msg->context[1] = NULL;
+		msg->context[1] = ah;
 	}
 	return msg;
 }
@@ -1568,7 +1707,7 @@ static struct ib_mad_send_buf *cm_alloc_msg(struct cm_id_priv *p, bool rep)
 	if (!p->av.port)
 		return ERR_PTR(-EINVAL);
 	msg = cm_port_msg(p->av.port, rep, p->id.remote_cm_qpn,
-			  p->av.pkey_index, &p->av.ah_attr);
+			  p->av.pkey_index, p->av.ah);
 	if (!IS_ERR(msg) && !p->tid)
 		p->tid = cm_new_tid();
 	return msg;
@@ -1637,13 +1776,18 @@ static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 {
 	struct rdma_ah_attr ah_attr = {};
 	struct ib_mad_send_buf *msg;
+	struct cm_ah *ah;
 	int ret;
 
 	ret = cm_tp_ah_from_wc(port, recv_wc, &ah_attr);
 	if (ret)
 		return ERR_PTR(ret);
-	msg = cm_port_msg(port, false, 1, recv_wc->wc->pkey_index, &ah_attr);
+	ah = cm_ah_create(port, &ah_attr);
 	rdma_destroy_ah_attr(&ah_attr);
+	if (IS_ERR(ah))
+		return ERR_CAST(ah);
+	msg = cm_port_msg(port, false, 1, recv_wc->wc->pkey_index, ah);
+	cm_ah_put(ah);
 	return msg;
 }
 
@@ -1707,6 +1851,8 @@ static void cm_send_rej_locked(struct cm_id_priv *p,
 			       u8 ari_len, const void *data, u8 len)
 {
 	struct ib_mad_send_buf *msg;
+
+	lockdep_assert_held(&p->lock);
 
 	msg = cm_alloc_msg(p, false);
 	if (IS_ERR(msg))
@@ -1806,7 +1952,8 @@ static void cm_issue_rej(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 /* Resend an answer to a duplicate; it counts as a retry. */
 static void cm_post_resent(struct ib_mad_send_buf *msg)
 {
-	msg->context[1] = CM_MSG_RESENT;
+	msg->context[1] = (void *)((unsigned long)msg->context[1] |
+				   CM_MSG_RESENT);
 	cm_post_oneshot(msg);
 }
 
@@ -1850,6 +1997,7 @@ static bool cm_queue_recv(struct cm_id_priv *p, struct cm_work *work)
 static void cm_queue_own_input_locked(struct cm_id_priv *p,
 				      struct cm_input *in)
 {
+	lockdep_assert_held(&p->lock);
 	if (list_empty(&in->list))
 		cm_queue_input_locked(p, in);
 }
@@ -1973,6 +2121,7 @@ static void cm_deliver(struct cm_id_priv *p, struct ib_cm_event *event)
 /* Back to IDLE: forget the peer.  p->lock held. */
 static void cm_reset_to_idle(struct cm_id_priv *p, enum cm_cause cause)
 {
+	lockdep_assert_held(&p->lock);
 	cm_set_state(p, IB_CM_IDLE, cause);
 	cm_unlink_remote(p);
 }
@@ -1988,6 +2137,8 @@ static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 	unsigned int t = min_t(unsigned int, p->av.timeout, CM_TIMEWAIT_MAX_IBA);
 	unsigned long delay = 0;
 	unsigned long flags;
+
+	lockdep_assert_held(&p->lock);
 
 	cm_cancel_msg(p);
 	cm_set_state(p, IB_CM_TIMEWAIT, cause);
@@ -2341,13 +2492,13 @@ static bool cm_match_req(struct cm_work *work, struct cm_id_priv *p,
 
 	old = cm_insert_remote_qp(p);
 	if (IS_ERR(old)) {
-		cm_unlink_remote_locked(p);
+		__cm_unlink_remote(p);
 		spin_unlock_irq(&cm.lock);
 		cm_count_drop(work->port, CM_DROP_NOMEM);
 		return false;
 	}
 	if (old) {
-		cm_unlink_remote_locked(p);
+		__cm_unlink_remote(p);
 		if (!refcount_inc_not_zero(&old->refcount))
 			old = NULL;
 		spin_unlock_irq(&cm.lock);
@@ -2364,7 +2515,7 @@ static bool cm_match_req(struct cm_work *work, struct cm_id_priv *p,
 
 	/* The listener may have gone while the REQ waited for it. */
 	if (!listen->listening) {
-		cm_unlink_remote_locked(p);
+		__cm_unlink_remote(p);
 		spin_unlock_irq(&cm.lock);
 		trace_icm_no_listener_err(&p->id);
 		cm_issue_rej(work->port, work->recv_wc,
@@ -2770,7 +2921,7 @@ static void cm_recv_rep(struct cm_id_priv *p, struct cm_work *work)
 	}
 	old = cm_insert_remote_qp(p);
 	if (IS_ERR(old)) {
-		cm_unlink_remote_locked(p);
+		__cm_unlink_remote(p);
 		spin_unlock(&cm.lock);
 		cm_forget_peer(p);
 		spin_unlock_irq(&p->lock);
@@ -2778,7 +2929,7 @@ static void cm_recv_rep(struct cm_id_priv *p, struct cm_work *work)
 		return;
 	}
 	if (old) {
-		cm_unlink_remote_locked(p);
+		__cm_unlink_remote(p);
 		if (!refcount_inc_not_zero(&old->refcount))
 			old = NULL;
 		spin_unlock(&cm.lock);
@@ -3572,7 +3723,7 @@ static void cm_send_handler(struct ib_mad_agent *agent,
 	struct cm_id_priv *p;
 	unsigned long flags;
 
-	if (msg->context[1] == CM_MSG_RESENT)
+	if (cm_msg_resent(msg))
 		retries = 1;
 	cm_count(port, CM_XMIT, attr_id, 1 + retries);
 	if (retries)
@@ -3695,6 +3846,8 @@ EXPORT_SYMBOL(ib_create_cm_id);
 static int cm_listen_locked(struct cm_id_priv *p, __be64 service_id)
 {
 	int ret;
+
+	lockdep_assert_held(&p->lock);
 
 	lockdep_assert_held(&cm.lock);
 	if (service_id == IB_CM_ASSIGN_SERVICE_ID) {
@@ -4174,6 +4327,8 @@ static int cm_send_drep_locked(struct cm_id_priv *p, const void *data, u8 len,
 	struct ib_mad_send_buf *msg;
 	int ret;
 
+	lockdep_assert_held(&p->lock);
+
 	msg = cm_alloc_msg(p, false);
 	if (IS_ERR(msg)) {
 		cm_enter_timewait(p, cause);
@@ -4355,6 +4510,8 @@ static int cm_send_sidr_rep_locked(struct cm_id_priv *p,
 	struct ib_mad_send_buf *msg;
 	int ret;
 
+	lockdep_assert_held(&p->lock);
+
 	msg = cm_alloc_msg(p, false);
 	if (IS_ERR(msg)) {
 		ret = PTR_ERR(msg);
@@ -4401,6 +4558,8 @@ EXPORT_SYMBOL(ib_send_cm_sidr_rep);
 static void cm_wind_down_locked(struct cm_id_priv *p, int err)
 {
 	__be64 guid;
+
+	lockdep_assert_held(&p->lock);
 
 	switch (p->id.state) {
 	case IB_CM_LISTEN:
@@ -4482,6 +4641,8 @@ static void cm_wind_down_locked(struct cm_id_priv *p, int err)
 static bool cm_listener_shared(struct cm_id_priv *p)
 {
 	bool shared;
+
+	lockdep_assert_held(&p->lock);
 
 	spin_lock(&cm.lock);
 	shared = --p->listen_sharecount > 0;
@@ -5002,6 +5163,35 @@ err:
 	return ret;
 }
 
+/*
+ * The address handles of @cm_dev must go before the MAD layer frees the
+ * PD they are in.  Its users destroy their ids before this (their clients
+ * are removed first), so this finds only ids nobody destroyed; they can
+ * send nothing more.
+ */
+static void cm_forget_ahs(struct cm_device *cm_dev)
+{
+	struct cm_id_priv *p;
+	unsigned long index;
+
+	rcu_read_lock();
+	xa_for_each(&cm.local_ids, index, p) {
+		if (xa_pointer_tag(p) == CM_XA_RECORD ||
+		    !refcount_inc_not_zero(&p->refcount))
+			continue;
+		rcu_read_unlock();
+		spin_lock_irq(&p->lock);
+		if (p->av.ah && p->av.ah->port->cm_dev == cm_dev)
+			cm_av_set_ah(&p->av, NULL);
+		if (p->alt_av.ah && p->alt_av.ah->port->cm_dev == cm_dev)
+			cm_av_set_ah(&p->alt_av, NULL);
+		spin_unlock_irq(&p->lock);
+		cm_put_id(p);
+		rcu_read_lock();
+	}
+	rcu_read_unlock();
+}
+
 static void cm_remove_one(struct ib_device *ib_device, void *client_data)
 {
 	struct cm_device *cm_dev = client_data;
@@ -5021,6 +5211,7 @@ static void cm_remove_one(struct ib_device *ib_device, void *client_data)
 
 	/* Work already queued for this device finishes before we return. */
 	flush_workqueue(cm.wq);
+	cm_forget_ahs(cm_dev);
 	cm_device_put(cm_dev);
 }
 

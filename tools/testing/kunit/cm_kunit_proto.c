@@ -92,6 +92,8 @@ struct fk {
 	struct cm_port *port;
 	struct ib_mad_agent agent;
 	struct ib_mad_agent rep_agent;
+	struct ib_qp qp;		/* QP1 of the agents, for its PD */
+	struct ib_pd pd;
 
 	spinlock_t lock;		/* posted, sent, events */
 	struct list_head posted;	/* not yet completed */
@@ -104,6 +106,8 @@ struct fk {
 	/* Failures to inject. */
 	int post_ret;			/* fk_post() returns it */
 	bool create_fails;		/* fk_create_msg() has no memory */
+	atomic_t ahs;			/* address handles that exist */
+	atomic_t ahs_made;		/* address handles ever made */
 	int path_ret;			/* fk_ah_from_path() returns it */
 	int wc_ret;			/* fk_ah_from_wc() returns it */
 
@@ -171,9 +175,36 @@ static u16 fk_pkey(struct cm_port *port, u16 pkey_index)
 	return 0xffff;
 }
 
+/*
+ * Address handles are tokens, counted; they must be made where sleeping
+ * is allowed, never under a spinlock.
+ */
+static struct ib_ah *fk_create_ah(struct ib_pd *pd,
+				  struct rdma_ah_attr *ah_attr)
+{
+	struct ib_ah *ah;
+
+	KUNIT_EXPECT_FALSE_MSG(fk_cur->test, irqs_disabled(),
+			       "address handle made with interrupts off");
+	might_sleep();
+	if (fk_cur->create_fails)
+		return ERR_PTR(-ENOMEM);
+	ah = kzalloc_obj(*ah, GFP_KERNEL);
+	if (!ah)
+		return ERR_PTR(-ENOMEM);
+	atomic_inc(&fk_cur->ahs);
+	atomic_inc(&fk_cur->ahs_made);
+	return ah;
+}
+
+static void fk_destroy_ah(struct ib_ah *ah)
+{
+	atomic_dec(&fk_cur->ahs);
+	kfree(ah);
+}
+
 static struct ib_mad_send_buf *fk_create_msg(struct ib_mad_agent *agent,
-					     u32 remote_qpn, u16 pkey_index,
-					     struct rdma_ah_attr *ah_attr)
+					     u32 remote_qpn, u16 pkey_index)
 {
 	struct fk_msg *m;
 
@@ -209,7 +240,7 @@ static int fk_post(struct ib_mad_send_buf *msg)
 		s = &fk->sent[fk->nsent];
 		s->attr = m->mad.mad.mad_hdr.attr_id;
 		s->tracked = !!msg->context[0];
-		s->resent = msg->context[1] == CM_MSG_RESENT;
+		s->resent = cm_msg_resent(msg);
 		s->rep_agent = msg->mad_agent == &fk->rep_agent;
 		s->mad = m->mad;
 	}
@@ -257,6 +288,8 @@ static const struct cm_transport fk_transport = {
 	.ah_from_wc = fk_ah_from_wc,
 	.port_gid = fk_port_gid,
 	.pkey = fk_pkey,
+	.create_ah = fk_create_ah,
+	.destroy_ah = fk_destroy_ah,
 	.create_msg = fk_create_msg,
 	.free_msg = fk_free_msg,
 	.post = fk_post,
@@ -547,6 +580,9 @@ static int fk_init(struct kunit *test)
 	fk->port->rep_agent = &fk->rep_agent;
 	fk->agent.context = fk->port;
 	fk->rep_agent.context = fk->port;
+	fk->qp.pd = &fk->pd;
+	fk->agent.qp = &fk->qp;
+	fk->rep_agent.qp = &fk->qp;
 
 	fk->cm_dev->tp = &fk_transport;
 
@@ -586,6 +622,7 @@ static void fk_exit(struct kunit *test)
 
 	/* Nothing of the fake device may be left behind. */
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 0);
 	KUNIT_EXPECT_EQ(test, kref_read(&fk->cm_dev->kref), 1U);
 	rcu_read_lock();
 	xa_for_each(&cm.local_ids, index, p)
@@ -2353,6 +2390,37 @@ static void listing_shows_ids_and_records(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, strstr(list, "TIMEWAIT"));
 }
 
+/*
+ * A connection makes one address handle, when its path is set, and every
+ * send along the path uses it: the REQ, the RTU, the DREQ.  An answer to
+ * a stranger gets one of its own, gone when the send completes.
+ */
+static void one_address_handle_serves_a_connection(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	union cm_kunit_msg mad;
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs_made), 1);
+	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_rtu(id, NULL, 0), 0);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
+	fk_settle(fk);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs_made), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 1);
+
+	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN + 1, FK_SID + 1);
+	fk_receive(fk, &mad);		/* nobody listens: REJ, completed */
+	KUNIT_EXPECT_EQ(test, fk_last(fk)->attr, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs_made), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 1);
+
+	fk_destroy(fk, id);
+	fk_end_timewaits(fk);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 0);
+}
+
 static void repeated_dreq_before_the_drep_is_counted_only(struct kunit *test)
 {
 	struct fk *fk = test->priv;
@@ -2484,6 +2552,7 @@ static struct kunit_case fk_dup_cases[] = {
 	KUNIT_CASE(timewait_from_a_huge_ack_timeout_is_cut),
 	KUNIT_CASE(timewait_records_are_bounded),
 	KUNIT_CASE(listing_shows_ids_and_records),
+	KUNIT_CASE(one_address_handle_serves_a_connection),
 	KUNIT_CASE(repeated_dreq_before_the_drep_is_counted_only),
 	KUNIT_CASE(dreq_for_a_forgotten_connection_gets_a_drep),
 	KUNIT_CASE(new_req_from_a_busy_qp_is_stale),

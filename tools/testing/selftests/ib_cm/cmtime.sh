@@ -27,8 +27,8 @@ sed -n "/test - no QPs/,\$p" "$T/client.out" >"$T/noqps"
 
 check "QPs pass: $N connections up and down" pass_ok "$T/qps"
 show_counters rxe0
-# CLIENTS.md: in the no-QPs pass both halves of each loopback connection
-# carry the same fake QPN and CA GUID, which the stock module takes for a
+# In the no-QPs pass both halves of each loopback connection carry the
+# same fake QPN and CA GUID, which the stock module takes for a
 # stale connection (REJ, reason 10 STALE_CONN on the server).
 stock_known_failure "cmtime no-QPs pass, $N conns on one device: stale-connection check (remote QPN, CA GUID) collides"
 check "no-QPs pass: $N connections up and down" pass_ok "$T/noqps"

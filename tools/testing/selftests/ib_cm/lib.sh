@@ -67,7 +67,7 @@ check() {
 }
 
 # stock_known_failure REASON: the assertions that follow fail on the stock
-# module for a known reason (see CLIENTS.md); "" ends the excused stretch.
+# module for a known reason, given as REASON; "" ends the excused stretch.
 # Outside stock mode this does nothing: our module must pass them.
 stock_known_failure() {
 	if [ "$IBCM_MODE" = stock ]; then xfail_reason=$1; fi
