@@ -1,0 +1,157 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Loss, delay, duplication and reordering on the wire (tc netem on both
+# ends of the veth between the namespaces).  Under each, rping x10,
+# ucmatose -c 20 and udaddy (SIDR) each finish inside the time the CM's
+# retries allow: under loss connected or failed (the reason is logged, a
+# CM error event or a transport error), under delay, duplication and
+# reordering connected; nothing hangs.
+# Under loss the CM retries; afterwards no id is left (ours: the id
+# listing is empty once timewait ends) and every module unloads.
+#
+#   IBCM_NETEM_ROUNDS  rounds of the whole set (default 1; make stress
+#                      runs more, to catch a failure that is rare)
+# shellcheck source=tools/testing/selftests/ib_cm/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ROUNDS=${IBCM_NETEM_ROUNDS:-1}
+# rdma_cm's defaults: 4 s per CM try and 15 retries make a connect give up
+# after about a minute; a client that runs past LIMIT seconds is stuck.
+LIMIT=100
+IBCM_TIMEOUT=$((LIMIT + 20))
+CM_ERRORS='RDMA_CM_EVENT_(UNREACHABLE|REJECTED|CONNECT_ERROR|ADDR_ERROR|ROUTE_ERROR)|cma event RDMA_CM_EVENT_(UNREACHABLE|REJECTED)'
+
+impair() {
+	tc qdisc replace dev veth0 root netem "$@"
+	"${PEER[@]}" tc qdisc replace dev veth1 root netem "$@"
+}
+
+unimpair() {
+	tc qdisc del dev veth0 root 2>/dev/null
+	"${PEER[@]}" tc qdisc del dev veth1 root 2>/dev/null
+	return 0
+}
+
+# outcome NAME RC SECS: it finished in time (connected, or failed: with a
+# CM error event, or the transport gave up on a data transfer).
+outcome() {
+	local name=$1 rc=$2 secs=$3 why=ok
+	if [ "$rc" -ne 0 ]; then
+		why=$(grep -oE "$CM_ERRORS" "$T/$name.out" | head -n1)
+		why=${why:-no CM error event: $(tail -n1 "$T/$name.out")}
+	fi
+	log "$name: exit $rc after ${secs}s ($why)"
+	[ "$rc" -ne 124 ] && [ "$secs" -le "$LIMIT" ]
+}
+
+# timed NAME CMD...: run a client, then judge it with outcome.
+timed() {
+	local name=$1 t0 rc
+	shift
+	t0=$(date +%s)
+	run "$name" "$@"
+	rc=$?
+	outcome "$name" "$rc" $(($(date +%s) - t0))
+}
+
+rpings() {
+	local i bad=''
+	spawn rserver "${PEER[@]}" rping -s -a "$IP1" -C 3
+	wait_listen 7174 "$NS" || return 1
+	for i in $(seq 10); do
+		timed rping rping -c -a "$IP1" -C 3 -v || bad="$bad $i"
+		# The server serves one client per run: start it again.
+		if ! kill -0 "$(cat "$T/rserver.pid")" 2>/dev/null; then
+			reap rserver >/dev/null
+			spawn rserver "${PEER[@]}" rping -s -a "$IP1" -C 3
+			wait_listen 7174 "$NS"
+		fi
+	done
+	kill "$(cat "$T/rserver.pid")" 2>/dev/null
+	settle rserver 30 >/dev/null
+	[ -z "$bad" ] || log "rping runs that did not finish in time:$bad"
+	[ -z "$bad" ]
+}
+
+ucmatose20() {
+	spawn userver "${PEER[@]}" ucmatose -b "$IP1" -c 20
+	wait_listen 7471 "$NS" || return 1
+	timed ucmatose ucmatose -s "$IP1" -c 20
+	local rc=$?
+	kill "$(cat "$T/userver.pid")" 2>/dev/null
+	settle userver 30 >/dev/null
+	return "$rc"
+}
+
+udaddy4() {
+	spawn dserver "${PEER[@]}" udaddy -b "$IP1" -c 4
+	wait_listen 7174 "$NS" || return 1
+	timed udaddy udaddy -s "$IP1" -c 4
+	local rc=$?
+	kill "$(cat "$T/dserver.pid")" 2>/dev/null
+	settle dserver 30 >/dev/null
+	return "$rc"
+}
+
+retries() {
+	local d m n=0
+	for d in rxe0 rxe1; do
+		for m in req rep dreq sidr_req; do
+			n=$((n + $(delta $d cm_tx_retries $m)))
+		done
+	done
+	echo $n
+}
+
+net_two
+for round in $(seq "$ROUNDS"); do
+	r="round $round/$ROUNDS"
+	snap rxe0
+	snap rxe1
+	impair loss 20%
+	check "$r, 20% loss: rping x10 finish in time" rpings
+	check "$r, 20% loss: ucmatose -c 20 finishes in time" ucmatose20
+	check "$r, 20% loss: udaddy (SIDR) finishes in time" udaddy4
+	n=$(retries)
+	check "$r, 20% loss: the CM retried ($n resends)" test "$n" -gt 0
+
+	impair delay 200ms 50ms
+	check "$r, 200+-50 ms delay: ucmatose -c 20 connects" ucmatose20
+	check "$r, 200+-50 ms delay: udaddy connects" udaddy4
+
+	snap rxe0
+	snap rxe1
+	impair duplicate 5%
+	check "$r, 5% duplicates: ucmatose -c 20 connects" ucmatose20
+	dups=0
+	for m in $CM_MSGS; do
+		dups=$((dups + $(delta rxe0 cm_rx_duplicates "$m") + $(delta rxe1 cm_rx_duplicates "$m")))
+	done
+	log "duplicates the CM recognised: $dups"
+
+	impair delay 20ms reorder 25% 50%
+	check "$r, reordering: ucmatose -c 20 connects" ucmatose20
+	unimpair
+done
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+ids=/sys/kernel/debug/ib_cm/ids
+if [ -e $ids ]; then
+	left=''
+	for _ in $(seq 100); do
+		left=$(tail -n +2 $ids)
+		[ -z "$left" ] && break
+		sleep 0.3
+	done
+	check "no id left once timewait is over" test -z "$left"
+	[ -z "$left" ] || printf '%s\n' "$left" | sed 's/^/# left: /'
+fi
+if [ -z "$hung" ]; then
+	rdma link delete rxe0
+	"${PEER[@]}" rdma link delete rxe1
+	for m in rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm; do
+		check "modprobe -r $m" timeout 60 modprobe -r $m
+	done
+fi
+finish
