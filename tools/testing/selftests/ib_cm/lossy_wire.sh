@@ -74,24 +74,28 @@ rpings() {
 	[ -z "$bad" ]
 }
 
-ucmatose20() {
-	spawn userver "${PEER[@]}" ucmatose -b "$IP1" -c 20
-	wait_listen 7471 "$NS" || return 1
-	timed ucmatose ucmatose -s "$IP1" -c 20
-	local rc=$?
-	kill "$(cat "$T/userver.pid")" 2>/dev/null
-	settle userver 30 >/dev/null
+# pair NAME PORT -- SERVER ARGS -- CLIENT ARGS: a server in the peer's
+# namespace on PORT and one timed client run against it.
+pair() {
+	local name=$1 port=$2 srv=() rc
+	shift 3
+	while [ "$1" != -- ]; do srv+=("$1"); shift; done
+	shift
+	spawn "${name}_server" "${PEER[@]}" "${srv[@]}"
+	wait_listen "$port" "$NS" || return 1
+	timed "$name" "$@"
+	rc=$?
+	kill "$(cat "$T/${name}_server.pid")" 2>/dev/null
+	settle "${name}_server" 30 >/dev/null
 	return "$rc"
 }
 
+ucmatose20() {
+	pair ucmatose 7471 -- ucmatose -b "$IP1" -c 20 -- ucmatose -s "$IP1" -c 20
+}
+
 udaddy4() {
-	spawn dserver "${PEER[@]}" udaddy -b "$IP1" -c 4
-	wait_listen 7174 "$NS" || return 1
-	timed udaddy udaddy -s "$IP1" -c 4
-	local rc=$?
-	kill "$(cat "$T/dserver.pid")" 2>/dev/null
-	settle dserver 30 >/dev/null
-	return "$rc"
+	pair udaddy 7174 -- udaddy -b "$IP1" -c 4 -- udaddy -s "$IP1" -c 4
 }
 
 retries() {
