@@ -173,6 +173,11 @@ struct cm_port {
  * @ib_device: the device
  * @tp: how the CM reaches the MAD layer and ib_core for this device
  * @agent_lock: readers prepare sends; the writer clears the agents
+ * @ah_rwsem: held for reading while an address handle is made; the
+ *	device's removal takes it for writing to wait for those
+ * @ah_lock: protects @ahs and the ib_ah of each entry
+ * @ahs: the struct cm_ah made on this device
+ * @ahs_gone: the address handles were destroyed with the device
  * @going_down: set under cm.lock when the device is being removed
  * @ack_delay: the CA's local ACK delay (IBTA encoding)
  * @nports: number of entries in @port
@@ -184,6 +189,10 @@ struct cm_device {
 	struct ib_device *ib_device;
 	const struct cm_transport *tp;
 	rwlock_t agent_lock;
+	struct rw_semaphore ah_rwsem;
+	spinlock_t ah_lock;		/* @ahs and their ib_ah */
+	struct list_head ahs;
+	bool ahs_gone;
 	bool going_down;
 	u8 ack_delay;
 	u32 nports;
@@ -211,8 +220,9 @@ struct cm_av {
 /**
  * struct cm_ah - an address handle shared by the sends along one path
  * @ref: the path (struct cm_av) and each send buffer using it
- * @ah: the address handle
+ * @ah: the address handle; NULL once the device is gone
  * @port: the port it was made for (holds a reference on its device)
+ * @list: entry in the device's list of handles
  *
  * Made where sleeping is allowed, when the path is set, so that no send
  * creates an address handle with the id's spinlock held and interrupts
@@ -223,6 +233,7 @@ struct cm_ah {
 	refcount_t ref;
 	struct ib_ah *ah;
 	struct cm_port *port;
+	struct list_head list;
 };
 
 /*
@@ -873,31 +884,39 @@ cm_tp_create_msg(struct cm_port *port, struct ib_mad_agent *agent,
 static struct cm_ah *cm_ah_create(struct cm_port *port,
 				  struct rdma_ah_attr *ah_attr)
 {
+	struct cm_device *cm_dev = port->cm_dev;
 	struct ib_pd *pd = NULL;
 	struct cm_ah *ah;
 	struct ib_ah *ib_ah;
 
 	might_sleep();
-	/* QP1 and its PD outlive the agent: they go with the MAD layer. */
-	read_lock(&port->cm_dev->agent_lock);
-	if (port->mad_agent)
-		pd = port->mad_agent->qp->pd;
-	read_unlock(&port->cm_dev->agent_lock);
-	if (!pd)
-		return ERR_PTR(-ENODEV);
-
 	ah = kmalloc_obj(*ah, GFP_KERNEL);
 	if (!ah)
 		return ERR_PTR(-ENOMEM);
-	ib_ah = cm_tp_create_ah(port, pd, ah_attr);
+	/*
+	 * QP1 and its PD outlive the agent: the MAD layer frees them after
+	 * our device removal, which waits for us (ah_rwsem) and destroys
+	 * every handle on the list before it returns.
+	 */
+	down_read(&cm_dev->ah_rwsem);
+	read_lock(&cm_dev->agent_lock);
+	if (port->mad_agent && !cm_dev->ahs_gone)
+		pd = port->mad_agent->qp->pd;
+	read_unlock(&cm_dev->agent_lock);
+	ib_ah = pd ? cm_tp_create_ah(port, pd, ah_attr) : ERR_PTR(-ENODEV);
 	if (IS_ERR(ib_ah)) {
+		up_read(&cm_dev->ah_rwsem);
 		kfree(ah);
 		return ERR_CAST(ib_ah);
 	}
 	refcount_set(&ah->ref, 1);
 	ah->ah = ib_ah;
 	ah->port = port;
-	kref_get(&port->cm_dev->kref);
+	kref_get(&cm_dev->kref);
+	spin_lock_irq(&cm_dev->ah_lock);
+	list_add(&ah->list, &cm_dev->ahs);
+	spin_unlock_irq(&cm_dev->ah_lock);
+	up_read(&cm_dev->ah_rwsem);
 	return ah;
 }
 
@@ -905,11 +924,18 @@ static struct cm_ah *cm_ah_create(struct cm_port *port,
 static void cm_ah_put(struct cm_ah *ah)
 {
 	struct cm_device *cm_dev;
+	struct ib_ah *ib_ah;
+	unsigned long flags;
 
 	if (!ah || !refcount_dec_and_test(&ah->ref))
 		return;
 	cm_dev = ah->port->cm_dev;
-	cm_tp_destroy_ah(ah->port, ah->ah);
+	spin_lock_irqsave(&cm_dev->ah_lock, flags);
+	list_del(&ah->list);
+	ib_ah = ah->ah;
+	spin_unlock_irqrestore(&cm_dev->ah_lock, flags);
+	if (ib_ah)
+		cm_tp_destroy_ah(ah->port, ib_ah);
 	kfree(ah);
 	cm_device_put(cm_dev);
 }
@@ -941,7 +967,7 @@ static void cm_tp_free_recv(struct cm_port *port,
 	INDIRECT_CALL_1(port->cm_dev->tp->free_recv, cm_ib_free_recv, recv_wc);
 }
 
-/* The CM port a path starts from, on any device. */
+/* The CM port a path starts from, on any device, its device referenced. */
 static struct cm_port *cm_port_of_path(struct sa_path_rec *path,
 				       const struct ib_gid_attr *sgid_attr)
 {
@@ -949,11 +975,14 @@ static struct cm_port *cm_port_of_path(struct sa_path_rec *path,
 	struct cm_port *port = NULL;
 	unsigned long flags;
 
+	/* A device on the list is not going away; the reference keeps it. */
 	spin_lock_irqsave(&cm.lock, flags);
 	list_for_each_entry(cm_dev, &cm.devices, list) {
 		port = cm_tp_port_of_path(cm_dev, path, sgid_attr);
-		if (port)
+		if (port) {
+			kref_get(&cm_dev->kref);
 			break;
+		}
 	}
 	spin_unlock_irqrestore(&cm.lock, flags);
 	return port;
@@ -978,18 +1007,21 @@ static int cm_av_from_path(struct cm_av *av, struct sa_path_rec *path,
 		return -EINVAL;
 	ret = cm_tp_ah_from_path(port, path, sgid_attr, &ah_attr, &pkey_index);
 	if (ret)
-		return ret;
+		goto out;
 	ah = cm_ah_create(port, &ah_attr);
 	if (IS_ERR(ah)) {
 		rdma_destroy_ah_attr(&ah_attr);
-		return PTR_ERR(ah);
+		ret = PTR_ERR(ah);
+		goto out;
 	}
 	cm_av_set_ah(av, ah);
 	cm_av_set_port(av, port);
 	rdma_move_ah_attr(&av->ah_attr, &ah_attr);
 	av->pkey_index = pkey_index;
 	av->timeout = path->packet_life_time + 1;
-	return 0;
+out:
+	cm_device_put(port->cm_dev);	/* cm_port_of_path()'s */
+	return ret;
 }
 
 /* Fill @av to answer the sender of a received MAD.  May sleep. */
@@ -1683,7 +1715,7 @@ static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port, bool rep,
 	/* Without a handle (cm_forget_ahs()) the device is going away. */
 	read_lock(&port->cm_dev->agent_lock);
 	agent = rep ? port->rep_agent : port->mad_agent;
-	if (agent && ah)
+	if (agent && ah && READ_ONCE(ah->ah))
 		msg = cm_tp_create_msg(port, agent, remote_qpn, pkey_index);
 	read_unlock(&port->cm_dev->agent_lock);
 	if (!IS_ERR(msg)) {
@@ -2243,9 +2275,10 @@ static void cm_timewait_compact_locked(struct cm_id_priv *p)
 	if (atomic_inc_return(&cm.timewait_records) >
 	    READ_ONCE(cm_max_timewait)) {
 		atomic_dec(&cm.timewait_records);
+		/* Only if still pending: its reference is the timer's own. */
+		mod_timer_pending(&p->tw_timer, jiffies);
 		pr_warn_ratelimited("ib_cm: more than %u destroyed ids in timewait (max_timewait); ending timewait early\n",
 				    READ_ONCE(cm_max_timewait));
-		mod_timer(&p->tw_timer, jiffies);
 		return;
 	}
 	tw = kmem_cache_zalloc(cm.tw_cache, GFP_ATOMIC | __GFP_NOWARN);
@@ -5117,6 +5150,16 @@ err_free:
 	return ret;
 }
 
+/* The locks and lists of a new cm_device (also the KUnit suites'). */
+static void cm_device_init(struct cm_device *cm_dev)
+{
+	kref_init(&cm_dev->kref);
+	rwlock_init(&cm_dev->agent_lock);
+	init_rwsem(&cm_dev->ah_rwsem);
+	spin_lock_init(&cm_dev->ah_lock);
+	INIT_LIST_HEAD(&cm_dev->ahs);
+}
+
 static int cm_add_one(struct ib_device *ib_device)
 {
 	struct cm_device *cm_dev;
@@ -5129,8 +5172,7 @@ static int cm_add_one(struct ib_device *ib_device)
 		return -ENOMEM;
 	/* Not left to the allocator: compilers without __counted_by skip it. */
 	cm_dev->nports = ib_device->phys_port_cnt;
-	kref_init(&cm_dev->kref);
-	rwlock_init(&cm_dev->agent_lock);
+	cm_device_init(cm_dev);
 	cm_dev->ib_device = ib_device;
 	cm_dev->tp = &cm_ib_transport;
 	cm_dev->ack_delay = ib_device->attrs.local_ca_ack_delay;
@@ -5166,30 +5208,24 @@ err:
 /*
  * The address handles of @cm_dev must go before the MAD layer frees the
  * PD they are in.  Its users destroy their ids before this (their clients
- * are removed first), so this finds only ids nobody destroyed; they can
- * send nothing more.
+ * are removed first), and the sends are flushed: what is left belongs to
+ * ids nobody destroyed, which can send nothing more.  Their cm_ah stay,
+ * without handle, until their last reference goes.
  */
 static void cm_forget_ahs(struct cm_device *cm_dev)
 {
-	struct cm_id_priv *p;
-	unsigned long index;
+	struct cm_ah *ah;
 
-	rcu_read_lock();
-	xa_for_each(&cm.local_ids, index, p) {
-		if (xa_pointer_tag(p) == CM_XA_RECORD ||
-		    !refcount_inc_not_zero(&p->refcount))
-			continue;
-		rcu_read_unlock();
-		spin_lock_irq(&p->lock);
-		if (p->av.ah && p->av.ah->port->cm_dev == cm_dev)
-			cm_av_set_ah(&p->av, NULL);
-		if (p->alt_av.ah && p->alt_av.ah->port->cm_dev == cm_dev)
-			cm_av_set_ah(&p->alt_av, NULL);
-		spin_unlock_irq(&p->lock);
-		cm_put_id(p);
-		rcu_read_lock();
+	down_write(&cm_dev->ah_rwsem);	/* no handle is being made */
+	spin_lock_irq(&cm_dev->ah_lock);
+	cm_dev->ahs_gone = true;
+	list_for_each_entry(ah, &cm_dev->ahs, list) {
+		if (ah->ah)
+			cm_tp_destroy_ah(ah->port, ah->ah);
+		WRITE_ONCE(ah->ah, NULL);
 	}
-	rcu_read_unlock();
+	spin_unlock_irq(&cm_dev->ah_lock);
+	up_write(&cm_dev->ah_rwsem);
 }
 
 static void cm_remove_one(struct ib_device *ib_device, void *client_data)
@@ -5303,7 +5339,11 @@ static void cm_show_record(struct seq_file *m, struct cm_timewait *tw)
 static void *cm_ids_find(loff_t *pos)
 {
 	unsigned long index = *pos - 1;
-	void *entry = xa_find(&cm.local_ids, &index, ULONG_MAX, XA_PRESENT);
+	void *entry;
+
+	if (*pos - 1 > ULONG_MAX)	/* past the last index */
+		return NULL;
+	entry = xa_find(&cm.local_ids, &index, ULONG_MAX, XA_PRESENT);
 
 	if (entry)
 		*pos = (loff_t)index + 1;
@@ -5441,6 +5481,8 @@ static void __exit ib_cm_cleanup(void)
 	 * so each is looked up and referenced inside one read-side section.
 	 */
 	cm_end_timewait_records();
+	/* A record timer already past its erase finishes in a grace period. */
+	synchronize_rcu();
 	rcu_read_lock();
 	xa_for_each(&cm.local_ids, index, p) {
 		if (xa_pointer_tag(p) == CM_XA_RECORD ||

@@ -1205,8 +1205,7 @@ static int cm_kunit_ctx_init(struct kunit *test)
 				    GFP_KERNEL);
 	if (!ctx->cm_dev)
 		return -ENOMEM;
-	kref_init(&ctx->cm_dev->kref);
-	rwlock_init(&ctx->cm_dev->agent_lock);
+	cm_device_init(ctx->cm_dev);
 	ctx->cm_dev->tp = &cm_ib_transport;
 	ctx->cm_dev->nports = 2;
 	for (i = 0; i < 2; i++) {

@@ -569,8 +569,7 @@ static int fk_init(struct kunit *test)
 	fk->dev->port_data = fk->port_data;
 	fk->port_data[1].immutable.core_cap_flags = RDMA_CORE_PORT_IBA_IB;
 
-	kref_init(&fk->cm_dev->kref);
-	rwlock_init(&fk->cm_dev->agent_lock);
+	cm_device_init(fk->cm_dev);
 	fk->cm_dev->ib_device = fk->dev;
 	fk->cm_dev->nports = 1;
 	fk->cm_dev->port[0] = fk->port;
@@ -2421,6 +2420,27 @@ static void one_address_handle_serves_a_connection(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 0);
 }
 
+/*
+ * When the device goes, the handles of ids nobody destroyed go with it
+ * (the MAD layer frees their PD next); the ids cannot send any more, and
+ * destroying them later destroys no handle twice.
+ */
+static void device_removal_destroys_live_handles(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 1);
+	cm_forget_ahs(fk->cm_dev);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 0);
+	KUNIT_EXPECT_EQ(test, ib_send_cm_dreq(id, NULL, 0), -ENODEV);
+	/* No new handle either. */
+	KUNIT_EXPECT_EQ(test, fk_send_req(fk_new_id(fk)), -ENODEV);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs_made), 1);
+	fk_destroy(fk, id);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 0);
+}
+
 static void repeated_dreq_before_the_drep_is_counted_only(struct kunit *test)
 {
 	struct fk *fk = test->priv;
@@ -2553,6 +2573,7 @@ static struct kunit_case fk_dup_cases[] = {
 	KUNIT_CASE(timewait_records_are_bounded),
 	KUNIT_CASE(listing_shows_ids_and_records),
 	KUNIT_CASE(one_address_handle_serves_a_connection),
+	KUNIT_CASE(device_removal_destroys_live_handles),
 	KUNIT_CASE(repeated_dreq_before_the_drep_is_counted_only),
 	KUNIT_CASE(dreq_for_a_forgotten_connection_gets_a_drep),
 	KUNIT_CASE(new_req_from_a_busy_qp_is_stale),
