@@ -22,7 +22,8 @@ exec >"$out/guest.log" 2>&1
 kver=$(uname -r)
 mods=/lib/modules/$kver
 n=0
-# A test's own clients time out after 120s; a whole test after this.
+# A test's own clients time out after 120s; a whole test after this
+# (or what it asks for; see run_test).
 test_timeout=300
 
 tap() { echo "$*" >>"$out/results.tap"; }
@@ -97,12 +98,15 @@ module_identity() {
 }
 
 run_test() {
-	local t=$1 name rc line start
+	local t=$1 name rc line start limit
 	name=$(basename "$t" .sh)
 	n=$((n + 1))
+	# A test that needs longer says so in a line "# ibcm-timeout: SECS".
+	limit=$(sed -n 's/^# ibcm-timeout: *\([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
+	limit=${limit:-$test_timeout}
 	echo "test $name: start $(date +%T)"
 	start=$(date +%s)
-	IBCM_MODE=$mode timeout "$test_timeout" "$t" >"$out/tests/$name.log" 2>&1
+	IBCM_MODE=$mode timeout "$limit" "$t" >"$out/tests/$name.log" 2>&1
 	rc=$?
 	echo "test $name: rc $rc after $(($(date +%s) - start))s"
 	if [ $rc = 124 ]; then
@@ -110,7 +114,7 @@ run_test() {
 		echo w >/proc/sysrq-trigger
 		sleep 1
 		{
-			echo "# timed out after ${test_timeout}s; blocked tasks:"
+			echo "# timed out after ${limit}s; blocked tasks:"
 			dmesg | tail -n 200 | sed 's/^/# /'
 		} >>"$out/tests/$name.log"
 	fi
