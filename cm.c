@@ -40,8 +40,10 @@
  * delivers holds nothing.  ib_destroy_cm_id() marks the id destroyed,
  * which stops any further callback, and waits only for a callback running
  * in another task; called from the id's own callback, it is carried out
- * when the callback returns.  An id destroyed in timewait hands its comm
- * IDs to a small struct cm_timewait and is freed.  Memory is freed after
+ * when the callback returns.  An established id that is destroyed keeps
+ * retrying its DREQ, without callbacks, until it reaches timewait.  An id
+ * destroyed in timewait hands its comm IDs to a small struct cm_timewait
+ * and is freed.  Memory is freed after
  * an RCU grace period when the last reference goes.
  *
  * Locking
@@ -1573,10 +1575,11 @@ static const struct cm_transition cm_state_table[] = {
 	CM_T(MRA_REP_SENT, IDLE, DESTROY),
 	CM_T(REP_SENT, TIMEWAIT, DESTROY),
 	CM_T(MRA_REP_RCVD, TIMEWAIT, DESTROY),
+	CM_T(ESTABLISHED, DREQ_SENT, DESTROY),
 	CM_T(ESTABLISHED, TIMEWAIT, DESTROY),
 	CM_T(ESTABLISHED, IDLE, DESTROY),
 	CM_T(DREQ_RCVD, TIMEWAIT, DESTROY),
-	CM_T(DREQ_SENT, TIMEWAIT, DESTROY),
+	CM_T(DREQ_SENT, TIMEWAIT, RECV_DREQ),
 };
 
 static const struct cm_transition cm_lap_table[] = {
@@ -2088,6 +2091,7 @@ static void cm_id_work(struct work_struct *work)
 }
 
 static void cm_destroy(struct cm_id_priv *p, int err);
+static void cm_timewait_compact_locked(struct cm_id_priv *p);
 static void cm_wind_down_locked(struct cm_id_priv *p, int err);
 static void cm_disconnect_stale(struct cm_id_priv *old);
 static int cm_send_sidr_rep_locked(struct cm_id_priv *p,
@@ -2185,6 +2189,9 @@ static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 	cm_get_id(p);
 	if (mod_timer(&p->tw_timer, jiffies + delay))
 		cm_put_id(p);
+	/* Destroyed while its DREQ was out: only a record stays. */
+	if (p->destroyed)
+		cm_timewait_compact_locked(p);
 }
 
 static void cm_timewait_timer(struct timer_list *t)
@@ -3253,9 +3260,17 @@ static void cm_recv_dreq(struct cm_id_priv *p, struct cm_work *work)
 		return;
 	}
 	switch (p->id.state) {
+	case IB_CM_DREQ_SENT:
+		if (p->destroyed) {
+			/* Nobody to ask for the DREP: the CM answers. */
+			cm_enter_timewait(p, CM_RECV_DREQ);
+			spin_unlock_irq(&p->lock);
+			cm_issue_drep(work->port, work->recv_wc, false);
+			return;
+		}
+		fallthrough;
 	case IB_CM_REP_SENT:
 	case IB_CM_MRA_REP_RCVD:
-	case IB_CM_DREQ_SENT:
 	case IB_CM_ESTABLISHED:
 		/* Also stops a LAP in flight. */
 		cm_cancel_msg(p);
@@ -3297,8 +3312,8 @@ static void cm_recv_drep(struct cm_id_priv *p, struct cm_work *work)
 
 	spin_lock_irq(&p->lock);
 	/*
-	 * In TIMEWAIT the DREP is usually no repeat: the id stopped waiting
-	 * for it when its owner destroyed it.  Nothing more to do either way.
+	 * In TIMEWAIT the DREP is usually no repeat: it comes after the
+	 * DREQ's last retry.  Nothing more to do either way.
 	 */
 	if (p->id.state != IB_CM_DREQ_SENT && p->id.state != IB_CM_DREQ_RCVD) {
 		spin_unlock_irq(&p->lock);
@@ -4278,28 +4293,39 @@ out:
 }
 EXPORT_SYMBOL(ib_send_cm_rtu);
 
-/* On destroy: one DREQ, not retried, for an established connection. */
-static void cm_issue_dreq_once(struct cm_id_priv *p)
+/*
+ * ESTABLISHED: send a retried DREQ, for @cause (the user, the CM for a
+ * stale connection, or destroy).  If it cannot be posted, go to timewait
+ * at once.  p->lock held.
+ */
+static int cm_send_dreq_locked(struct cm_id_priv *p, const void *data,
+			       u8 len, enum cm_cause cause)
 {
 	struct ib_mad_send_buf *msg;
+	int ret;
 
 	lockdep_assert_held(&p->lock);
+	/* A LAP in flight is abandoned. */
+	cm_cancel_msg(p);
 	msg = cm_alloc_msg(p, false);
-	if (IS_ERR(msg))
-		return;
-	cm_format_dreq(msg->mad, p, NULL, 0);
+	if (IS_ERR(msg)) {
+		cm_enter_timewait(p, cause);
+		return PTR_ERR(msg);
+	}
+	cm_format_dreq(msg->mad, p, data, len);
 	trace_icm_send_dreq(&p->id);
-	cm_post_oneshot(msg);
+	ret = cm_post_tracked(p, msg, IB_CM_DREQ_SENT);
+	if (ret) {
+		cm_enter_timewait(p, cause);
+		return ret;
+	}
+	cm_set_state(p, IB_CM_DREQ_SENT, cause);
+	return 0;
 }
 
-/*
- * ESTABLISHED: send a retried DREQ, for @cause (the user, or the CM for a
- * stale connection).  If it cannot be posted, go to timewait at once.
- */
 static int cm_send_dreq(struct cm_id_priv *p, const void *data, u8 len,
 			enum cm_cause cause)
 {
-	struct ib_mad_send_buf *msg;
 	unsigned long flags;
 	int ret;
 
@@ -4307,25 +4333,9 @@ static int cm_send_dreq(struct cm_id_priv *p, const void *data, u8 len,
 	if (p->id.state != IB_CM_ESTABLISHED || p->destroyed) {
 		trace_icm_dreq_skipped(&p->id);
 		ret = -EINVAL;
-		goto out;
+	} else {
+		ret = cm_send_dreq_locked(p, data, len, cause);
 	}
-	/* A LAP in flight is abandoned. */
-	cm_cancel_msg(p);
-	msg = cm_alloc_msg(p, false);
-	if (IS_ERR(msg)) {
-		ret = PTR_ERR(msg);
-		cm_enter_timewait(p, cause);
-		goto out;
-	}
-	cm_format_dreq(msg->mad, p, data, len);
-	trace_icm_send_dreq(&p->id);
-	ret = cm_post_tracked(p, msg, IB_CM_DREQ_SENT);
-	if (ret) {
-		cm_enter_timewait(p, cause);
-		goto out;
-	}
-	cm_set_state(p, IB_CM_DREQ_SENT, cause);
-out:
 	spin_unlock_irqrestore(&p->lock, flags);
 	return ret;
 }
@@ -4641,14 +4651,19 @@ static void cm_wind_down_locked(struct cm_id_priv *p, int err)
 			cm_reset_to_idle(p, CM_DESTROY);
 			break;
 		}
-		cm_issue_dreq_once(p);
-		cm_enter_timewait(p, CM_DESTROY);
+		/*
+		 * The DREQ is retried as if the user had sent it: a peer that
+		 * lost it would otherwise wait forever for the disconnect.
+		 * The id lives on, destroyed and silent, until the DREP, the
+		 * peer's DREQ or the last retry takes it to timewait.
+		 */
+		cm_send_dreq_locked(p, NULL, 0, CM_DESTROY);
 		break;
 	case IB_CM_DREQ_RCVD:
 		cm_send_drep_locked(p, NULL, 0, CM_DESTROY);
 		break;
 	case IB_CM_DREQ_SENT:
-		cm_enter_timewait(p, CM_DESTROY);
+		/* The user's DREQ goes on being retried, as above. */
 		break;
 	case IB_CM_TIMEWAIT:
 	case IB_CM_IDLE:

@@ -2201,6 +2201,79 @@ static long fk_record_left(u32 local)
 }
 
 /*
+ * Destroy a connected @id; the DREQ that destroy sends is retried until
+ * the peer's DREP, which comes here at once.
+ */
+static void fk_destroy_answered(struct fk *fk, struct ib_cm_id *id)
+{
+	u32 local = fk_local(id), remote = be32_to_cpu(id->remote_id);
+	union cm_kunit_msg mad;
+
+	fk_destroy(fk, id);
+	fk_conn_msg(&mad, CM_DREP_ATTR_ID, local, remote);
+	fk_receive(fk, &mad);
+}
+
+/*
+ * A destroyed id retries its DREQ, silently: a peer that lost the first
+ * is not left waiting for a disconnect.  The DREP, the peer's own DREQ
+ * (answered by the CM) or the last retry ends it in a timewait record.
+ */
+static const char * const fk_dreq_ends[] = {
+	"the DREP", "the peer's DREQ", "the last retry",
+};
+
+static void fk_dreq_end_desc(const char * const *end, char *desc)
+{
+	strscpy(desc, *end, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(fk_dreq_end, fk_dreq_ends, fk_dreq_end_desc);
+
+static void destroy_retries_the_dreq_until_it_is_answered(struct kunit *test)
+{
+	const char * const *end = test->param_value;
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_established(fk);
+	unsigned int events = fk->nevents, ids = fk_ids_on_device(fk);
+	u32 local = fk_local(id);
+	union cm_kunit_msg mad;
+	struct fk_msg *m;
+
+	fk_destroy(fk, id);
+	FK_EXPECT_SENT(fk, fk->nsent, CM_DREQ_ATTR_ID);
+	m = fk_tracked(fk);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_GT(test, m->buf.retries, 0);
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), ids);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cm.timewait_records), 0);
+
+	switch (end - fk_dreq_ends) {
+	case 0:
+		fk_conn_msg(&mad, CM_DREP_ATTR_ID, local, FK_PEER_ID);
+		fk_receive(fk, &mad);
+		break;
+	case 1:
+		fk_dreq(&mad, local, FK_PEER_ID, FK_OUR_QPN);
+		fk_receive(fk, &mad);
+		FK_EXPECT_SENT(fk, fk->nsent, CM_DREP_ATTR_ID);
+		KUNIT_EXPECT_EQ(test,
+				IBA_GET(CM_DREP_LOCAL_COMM_ID, FK_LAST(fk, drep)),
+				(u64)local);
+		break;
+	default:
+		KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
+		break;
+	}
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), ids - 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cm.timewait_records), 1);
+	KUNIT_EXPECT_GT(test, fk_record_left(local), 0L);
+	KUNIT_EXPECT_EQ(test, fk->nevents, events);
+	fk_end_timewaits(fk);
+}
+
+/*
  * An id destroyed in timewait gives way to a small record, which still
  * answers the peer: a DREQ with a repeated DREP, a repeated REQ with REJ
  * STALE_CONN in the id's name.
@@ -2215,7 +2288,7 @@ static void destroyed_id_in_timewait_leaves_a_small_record(struct kunit *test)
 
 	if (!IS_ENABLED(CONFIG_LOCKDEP) && !IS_ENABLED(CONFIG_DEBUG_OBJECTS_TIMERS))
 		KUNIT_EXPECT_LE(test, sizeof(struct cm_timewait), 128U);
-	fk_destroy(fk, id);
+	fk_destroy_answered(fk, id);
 	FK_EXPECT_SENT(fk, 2, CM_DREQ_ATTR_ID);
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), ids - 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&cm.timewait_records), 1);
@@ -2275,7 +2348,7 @@ static void timewait_from_a_huge_ack_timeout_is_cut(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, id->state, IB_CM_ESTABLISHED);
 	local = fk_local(id);
 
-	fk_destroy(fk, id);
+	fk_destroy_answered(fk, id);
 	left = fk_record_left(local);
 	KUNIT_EXPECT_GT(test, left, (long)msecs_to_jiffies(cm_iba_to_ms(23)));
 	KUNIT_EXPECT_LE(test, left,
@@ -2310,11 +2383,11 @@ static void timewait_records_are_bounded(struct kunit *test)
 	fk_settle(fk);
 	KUNIT_ASSERT_EQ(test, second->state, IB_CM_ESTABLISHED);
 
-	fk_destroy(fk, first);
+	fk_destroy_answered(fk, first);
 	KUNIT_EXPECT_EQ(test, atomic_read(&cm.timewait_records), 1);
 	ids = fk_ids_on_device(fk);
 	local = fk_local(second);
-	fk_destroy(fk, second);
+	fk_destroy_answered(fk, second);
 	/* Its timer was set to fire now. */
 	msleep(100);
 	fk_flush();
@@ -2379,7 +2452,7 @@ static void listing_shows_ids_and_records(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, cm_ids_start(&m, &pos), (void *)to_priv(id));
 	cm_ids_stop(&m, NULL);
 
-	fk_destroy(fk, id);
+	fk_destroy_answered(fk, id);
 	list = fk_listing(test);
 	fk_expect_listed(test, list,
 			 "- 0 TIMEWAIT - 0x%08x 0x%08x - - - - 0 timewait record ends_in_ms=",
@@ -2415,7 +2488,7 @@ static void one_address_handle_serves_a_connection(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs_made), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 1);
 
-	fk_destroy(fk, id);
+	fk_destroy_answered(fk, id);
 	fk_end_timewaits(fk);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 0);
 }
@@ -3099,6 +3172,7 @@ struct fk_destroy_case {
 	u8 sidr_status;		/* for a SIDR_REP */
 	bool timewait;		/* the id lingers in timewait */
 	bool anonymous;		/* REJ of a REQ: local comm ID 0, as stock */
+	bool retried;		/* its DREQ is retried until the DREP */
 };
 
 static const struct fk_destroy_case fk_destroy_cases[] = {
@@ -3112,8 +3186,8 @@ static const struct fk_destroy_case fk_destroy_cases[] = {
 	{ IB_CM_MRA_REP_RCVD, CM_REJ_ATTR_ID, IB_CM_REJ_CONSUMER_DEFINED, 0, true },
 	{ IB_CM_REP_RCVD, CM_REJ_ATTR_ID, IB_CM_REJ_CONSUMER_DEFINED },
 	{ IB_CM_MRA_REP_SENT, CM_REJ_ATTR_ID, IB_CM_REJ_CONSUMER_DEFINED },
-	{ IB_CM_ESTABLISHED, CM_DREQ_ATTR_ID, 0, 0, true },
-	{ IB_CM_DREQ_SENT, 0, 0, 0, true },
+	{ IB_CM_ESTABLISHED, CM_DREQ_ATTR_ID, 0, 0, true, false, true },
+	{ IB_CM_DREQ_SENT, 0, 0, 0, true, false, true },
 	{ IB_CM_DREQ_RCVD, CM_DREP_ATTR_ID, 0, 0, true },
 	{ IB_CM_TIMEWAIT, 0, 0, 0, true },
 	{ IB_CM_SIDR_REQ_SENT, 0 },
@@ -3158,6 +3232,14 @@ static void destroy_tells_the_peer_what_it_needs(struct kunit *test)
 					c->anonymous ? 0U : local);
 	} else {
 		FK_EXPECT_SENT(fk, sent, 0);
+	}
+	if (c->retried) {
+		union cm_kunit_msg mad;
+
+		/* Only the DREQ is retried for a destroyed id, until... */
+		KUNIT_EXPECT_NOT_NULL(test, fk_tracked(fk));
+		fk_conn_msg(&mad, CM_DREP_ATTR_ID, local, be32_to_cpu(remote));
+		fk_receive(fk, &mad);
 	}
 	/* Nothing is retried for a destroyed id... */
 	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
@@ -3573,6 +3655,8 @@ static void send_error_other_than_timeout_is_reported(struct kunit *test)
 }
 
 static struct kunit_case fk_state_cases[] = {
+	KUNIT_CASE_PARAM(destroy_retries_the_dreq_until_it_is_answered,
+			 fk_dreq_end_gen_params),
 	KUNIT_CASE_PARAM(destroy_tells_the_peer_what_it_needs,
 			 fk_destroy_gen_params),
 	KUNIT_CASE_PARAM(waiting_state_times_out_with_its_error,
