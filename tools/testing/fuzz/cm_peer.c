@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cm_peer - rdma_cm end points without QPs, for the fuzz tests.
+ *
+ * The CM only carries QP numbers; rdma_cm lets an application accept or
+ * make a connection with a QP number of its choosing and no QP (as
+ * cmtime's "no QPs" pass does).  That makes end points that cost nothing
+ * and survive whatever a fuzzer does to their connections.
+ *
+ *   cm_peer -s -a ADDR -p PORT [-r N]
+ *	Listen at ADDR:PORT in the TCP port space and, with -u, the UDP one.
+ *	Accept every connection request with a made-up QP number and
+ *	answer every SIDR request, but reject every Nth request (-r N).
+ *	Connections that fail, are rejected or disconnected are destroyed;
+ *	none of that ends the program.
+ *
+ *   cm_peer -c -a ADDR -p PORT -n N
+ *	Make N connections to ADDR:PORT and complete them (RTU) without
+ *	QPs.  Prints "established N" once all are set up, then holds them.
+ *
+ * Both run until SIGINT or SIGTERM, then destroy everything (a client
+ * disconnects first), print their counts as "cm_peer KEY VALUE" lines and
+ * exit: 0, or 1 if a client could not establish all its connections.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <rdma/rdma_cma.h>
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define MAX_CONNS	4096
+#define SERVER_QPN	0x5e0000	/* made-up QP numbers, plus an index */
+#define CLIENT_QPN	0xc10000
+
+enum conn_state { FREE, CONNECTING, ESTABLISHED };
+
+struct conn {
+	struct rdma_cm_id *id;
+	enum conn_state state;
+};
+
+static struct {
+	bool server, udp, verbose;
+	const char *addr, *port;
+	unsigned int reject_every, n_conns;
+	struct rdma_event_channel *ch;
+	struct rdma_cm_id *listen[2];
+	struct conn conns[MAX_CONNS];
+	unsigned long requests;
+	/* counts, printed at the end */
+	unsigned long connect_requests, sidr_requests, accepted, rejected;
+	unsigned long established, disconnected, errors, lost, failed;
+	unsigned long events[32];
+	bool announced;
+} p;
+
+/* SIGINT and SIGTERM arrive on a signalfd and set this. */
+static bool stop;
+static int sigfd = -1;
+
+static struct conn *new_conn(struct rdma_cm_id *id)
+{
+	unsigned int i;
+
+	for (i = 0; i < MAX_CONNS; i++) {
+		if (p.conns[i].state == FREE) {
+			p.conns[i].id = id;
+			p.conns[i].state = CONNECTING;
+			id->context = &p.conns[i];
+			return &p.conns[i];
+		}
+	}
+	return NULL;
+}
+
+/* Called after the event is acknowledged: rdma_destroy_id() waits for it. */
+static void drop_conn(struct conn *c)
+{
+	if (!c || c->state == FREE)
+		return;
+	rdma_destroy_id(c->id);
+	c->state = FREE;
+	c->id = NULL;
+}
+
+/* Answer a request; returns true if its id stays (an accepted RC one). */
+static bool answer_request(struct rdma_cm_event *ev)
+{
+	struct rdma_conn_param param = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	struct rdma_cm_id *id = ev->id;
+	bool ud = id->ps == RDMA_PS_UDP;
+	struct conn *c = NULL;
+
+	p.requests++;
+	if (ud)
+		p.sidr_requests++;
+	else
+		p.connect_requests++;
+	param.qp_num = SERVER_QPN + (p.requests & 0xffff);
+
+	if (p.reject_every && p.requests % p.reject_every == 0) {
+		rdma_reject(id, NULL, 0);
+		p.rejected++;
+		return false;
+	}
+	if (!ud) {
+		c = new_conn(id);
+		if (!c) {
+			rdma_reject(id, NULL, 0);
+			p.rejected++;
+			return false;
+		}
+	}
+	if (rdma_accept(id, &param)) {
+		if (p.verbose)
+			perror("cm_peer: rdma_accept");
+		p.errors++;
+		if (c) {
+			c->state = FREE;
+			c->id = NULL;
+			id->context = NULL;
+		}
+		return false;
+	}
+	p.accepted++;
+	return !ud;
+}
+
+static void connect_conn(struct rdma_cm_id *id)
+{
+	struct conn *c = id->context;
+	struct rdma_conn_param param = {
+		.responder_resources = 1,
+		.initiator_depth = 1,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+		.qp_num = CLIENT_QPN + (unsigned int)(c - p.conns),
+	};
+
+	if (rdma_connect(id, &param)) {
+		perror("cm_peer: rdma_connect");
+		c->state = FREE;
+		p.failed++;
+	}
+}
+
+/*
+ * Handle one event.  Returns true when the event's id is to be destroyed
+ * once the event is acknowledged.
+ */
+static bool handle(struct rdma_cm_event *ev)
+{
+	struct conn *c = ev->id->context;
+	bool listener = ev->id == p.listen[0] || ev->id == p.listen[1];
+
+	if ((unsigned int)ev->event < ARRAY_SIZE(p.events))
+		p.events[ev->event]++;
+	if (p.verbose)
+		fprintf(stderr, "cm_peer: %s status %d\n",
+			rdma_event_str(ev->event), ev->status);
+
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_REQUEST:
+		/* A rejected or answered request has no use for its id. */
+		return !answer_request(ev);
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (rdma_resolve_route(ev->id, 2000)) {
+			p.failed++;
+			return true;
+		}
+		return false;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		connect_conn(ev->id);
+		return false;
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		/* No QP to move: just complete the connection with an RTU. */
+		if (rdma_establish(ev->id)) {
+			p.failed++;
+			return true;
+		}
+		c->state = ESTABLISHED;
+		p.established++;
+		return false;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		if (c && !listener) {
+			c->state = ESTABLISHED;
+			p.established++;
+		}
+		return false;
+	case RDMA_CM_EVENT_DISCONNECTED:
+		p.disconnected++;
+		if (!p.server && !stop)
+			p.lost++;
+		/* Sends the DREP. */
+		rdma_disconnect(ev->id);
+		return true;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		return false;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_REJECTED:
+		p.errors++;
+		if (!p.server && c && c->state != ESTABLISHED)
+			p.failed++;
+		else if (!p.server && !stop)
+			p.lost++;
+		return !listener;
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return !listener;
+	default:
+		return false;
+	}
+}
+
+/* Handle every queued event; returns false if the channel broke. */
+static bool drain(int timeout_ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = p.ch->fd, .events = POLLIN },
+		{ .fd = sigfd, .events = POLLIN },
+	};
+	struct signalfd_siginfo si;
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	struct conn *c;
+	bool destroy;
+
+	if (poll(pfd, 2, timeout_ms) < 0)
+		return errno == EINTR;
+	if ((pfd[1].revents & POLLIN) &&
+	    read(sigfd, &si, sizeof(si)) == sizeof(si))
+		stop = true;
+	while (!rdma_get_cm_event(p.ch, &ev)) {
+		id = ev->id;
+		destroy = handle(ev);
+		c = id->context;
+		rdma_ack_cm_event(ev);
+		if (!destroy)
+			continue;
+		if (c >= p.conns && c < p.conns + MAX_CONNS && c->id == id)
+			drop_conn(c);
+		else
+			rdma_destroy_id(id);
+	}
+	return errno == EAGAIN || errno == EINTR;
+}
+
+static struct rdma_addrinfo *resolve(bool passive)
+{
+	struct rdma_addrinfo hints = {
+		.ai_flags = passive ? RAI_PASSIVE : 0,
+		.ai_port_space = RDMA_PS_TCP,
+	}, *res;
+
+	if (rdma_getaddrinfo(p.addr, p.port, &hints, &res)) {
+		perror("cm_peer: rdma_getaddrinfo");
+		exit(1);
+	}
+	return res;
+}
+
+static void start_server(void)
+{
+	struct rdma_addrinfo *ai = resolve(true);
+	enum rdma_port_space ps[2] = { RDMA_PS_TCP, RDMA_PS_UDP };
+	unsigned int i;
+
+	for (i = 0; i < (p.udp ? 2u : 1u); i++) {
+		if (rdma_create_id(p.ch, &p.listen[i], NULL, ps[i]) ||
+		    rdma_bind_addr(p.listen[i], ai->ai_src_addr) ||
+		    rdma_listen(p.listen[i], 1024)) {
+			perror("cm_peer: listen");
+			exit(1);
+		}
+	}
+	rdma_freeaddrinfo(ai);
+	printf("cm_peer listening %s:%s%s\n", p.addr, p.port,
+	       p.udp ? " (tcp, udp)" : "");
+	fflush(stdout);
+}
+
+static void start_client(void)
+{
+	struct rdma_addrinfo *ai = resolve(false);
+	struct rdma_cm_id *id;
+	unsigned int i;
+
+	for (i = 0; i < p.n_conns; i++) {
+		if (rdma_create_id(p.ch, &id, NULL, RDMA_PS_TCP)) {
+			perror("cm_peer: rdma_create_id");
+			exit(1);
+		}
+		new_conn(id);
+		if (rdma_resolve_addr(id, NULL, ai->ai_dst_addr, 2000)) {
+			perror("cm_peer: rdma_resolve_addr");
+			exit(1);
+		}
+	}
+	rdma_freeaddrinfo(ai);
+}
+
+static unsigned int live_conns(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < MAX_CONNS; i++)
+		n += p.conns[i].state != FREE;
+	return n;
+}
+
+/* A client disconnects what is left and waits a little for the DREPs. */
+static void shut_down(void)
+{
+	unsigned int i;
+	time_t end = time(NULL) + 5;
+
+	if (!p.server) {
+		for (i = 0; i < MAX_CONNS; i++)
+			if (p.conns[i].state == ESTABLISHED)
+				rdma_disconnect(p.conns[i].id);
+		while (live_conns() && time(NULL) < end && drain(100))
+			;
+	}
+	for (i = 0; i < MAX_CONNS; i++)
+		drop_conn(&p.conns[i]);
+	for (i = 0; i < 2; i++)
+		if (p.listen[i])
+			rdma_destroy_id(p.listen[i]);
+	rdma_destroy_event_channel(p.ch);
+}
+
+static void help(void)
+{
+	fprintf(stderr,
+		"usage: cm_peer -s [-u] [-r N] -a ADDR -p PORT\n"
+		"       cm_peer -c -n N -a ADDR -p PORT\n");
+	exit(2);
+}
+
+static void report(void)
+{
+	printf("cm_peer connect_requests %lu\n", p.connect_requests);
+	printf("cm_peer sidr_requests %lu\n", p.sidr_requests);
+	printf("cm_peer accepted %lu\n", p.accepted);
+	printf("cm_peer rejected %lu\n", p.rejected);
+	printf("cm_peer established %lu\n", p.established);
+	printf("cm_peer disconnected %lu\n", p.disconnected);
+	printf("cm_peer errors %lu\n", p.errors);
+	if (!p.server) {
+		printf("cm_peer failed %lu\n", p.failed);
+		printf("cm_peer lost %lu\n", p.lost);
+	}
+	printf("cm_peer unreachable %lu\n",
+	       p.events[RDMA_CM_EVENT_UNREACHABLE]);
+	printf("cm_peer rejected_events %lu\n",
+	       p.events[RDMA_CM_EVENT_REJECTED]);
+	printf("cm_peer connect_errors %lu\n",
+	       p.events[RDMA_CM_EVENT_CONNECT_ERROR]);
+}
+
+int main(int argc, char **argv)
+{
+	sigset_t sigs;
+	int c, flags;
+
+	while ((c = getopt(argc, argv, "scua:p:n:r:v")) != -1) {
+		switch (c) {
+		case 's':
+			p.server = true;
+			break;
+		case 'c':
+			p.server = false;
+			break;
+		case 'u':
+			p.udp = true;
+			break;
+		case 'a':
+			p.addr = optarg;
+			break;
+		case 'p':
+			p.port = optarg;
+			break;
+		case 'n':
+			p.n_conns = (unsigned int)atoi(optarg);
+			break;
+		case 'r':
+			p.reject_every = (unsigned int)atoi(optarg);
+			break;
+		case 'v':
+			p.verbose = true;
+			break;
+		default:
+			help();
+		}
+	}
+	if (!p.addr || !p.port || optind != argc ||
+	    (!p.server && (!p.n_conns || p.n_conns > MAX_CONNS)))
+		help();
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	if (sigfd < 0) {
+		perror("cm_peer: signalfd");
+		return 1;
+	}
+	p.ch = rdma_create_event_channel();
+	if (!p.ch) {
+		perror("cm_peer: rdma_create_event_channel");
+		return 1;
+	}
+	flags = fcntl(p.ch->fd, F_GETFL);
+	fcntl(p.ch->fd, F_SETFL, flags | O_NONBLOCK);
+
+	if (p.server)
+		start_server();
+	else
+		start_client();
+
+	while (!stop) {
+		if (!drain(100)) {
+			perror("cm_peer: rdma_get_cm_event");
+			break;
+		}
+		if (!p.server && !p.announced &&
+		    p.established + p.failed >= p.n_conns) {
+			printf("cm_peer established %lu of %u\n",
+			       p.established, p.n_conns);
+			fflush(stdout);
+			p.announced = true;
+		}
+	}
+	shut_down();
+	report();
+	return !p.server && p.established < p.n_conns;
+}
