@@ -57,6 +57,8 @@ if [ "$mode" = ours ]; then
 	cp "$IBCM_SRC/ib_cm.ko" "$out/ib_cm.ko"
 	sha256sum <"$out/ib_cm.ko" | cut -d' ' -f1 >"$out/ib_cm.ko.sha256"
 fi
+# The fuzz tests' tools, into out/fuzz (tools/testing/fuzz/Makefile).
+"$IBCM_VM_DIR/inroot.sh" make -s -C "$IBCM_SRC/tools/testing/fuzz"
 
 # depmod over the root's module tree plus our updates/, in a private
 # overlay: the root itself is not changed.  The guest installs the result.
