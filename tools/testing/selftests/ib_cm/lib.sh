@@ -99,20 +99,29 @@ finish() {
 
 CM_GROUPS="cm_tx_msgs cm_tx_retries cm_rx_msgs cm_rx_duplicates"
 CM_MSGS="req mra rej rep rtu dreq drep sidr_req sidr_rep lap apr"
+# Our module's cm_rx_drops group (the stock module has none).
+CM_DROPS="short version method attribute field nomem unmatched"
 
 # Counters are read with bash builtins only: forking a process per file
 # costs seconds under emulation.
 declare -A snapshot
 
-# snap DEV: remember DEV's counters; delta DEV GROUP MSG is relative to it.
+# snap DEV: remember DEV's counters; delta DEV GROUP MSG is relative to it
+# (GROUP cm_rx_drops with a reason for MSG, where the group exists).
 snap() {
-	local g m v
+	local g m v d=/sys/class/infiniband/$1/ports/1
 	for g in $CM_GROUPS; do
 		for m in $CM_MSGS; do
-			read -r v <"/sys/class/infiniband/$1/ports/1/$g/$m"
+			read -r v <"$d/$g/$m"
 			snapshot[$1/$g/$m]=$v
 		done
 	done
+	if [ -d "$d/cm_rx_drops" ]; then
+		for m in $CM_DROPS; do
+			read -r v <"$d/cm_rx_drops/$m"
+			snapshot[$1/cm_rx_drops/$m]=$v
+		done
+	fi
 }
 
 delta() {
@@ -205,6 +214,120 @@ cma_events() {
 	grep -oE '[A-Z_]+ \([0-9]+/-?[0-9]+\)$' "$TRACE/trace"
 }
 
+# ---- MADs on the wire -----------------------------------------------------
+
+# ib_core traces every MAD that passes its checks on receive
+# (ib_mad:ib_mad_recv_done_handler, before it looks for an agent).  Two
+# histograms count them per device: the CM MADs that go to ib_cm (class
+# version 2, method SEND) by attribute ID, and the CM MADs that no agent
+# takes, by class version and method.
+MAD_EVENT=$TRACE/events/ib_mad/ib_mad_recv_done_handler
+MAD_HIST_CM='hist:keys=dev_index,attr_id:size=4096 if mgmt_class == 7 && class_version == 2 && method == 3'
+MAD_HIST_OTHER='hist:keys=dev_index,class_version,method:size=4096 if mgmt_class == 7 && (class_version != 2 || method != 3)'
+mad_hist=''
+
+mad_hist_on() {
+	echo "$MAD_HIST_CM" >>"$MAD_EVENT/trigger" &&
+		echo "$MAD_HIST_OTHER" >>"$MAD_EVENT/trigger" && mad_hist=1
+}
+
+# Truncating the trigger file removes every trigger of the event.
+mad_hist_off() {
+	[ -z "$mad_hist" ] || : >"$MAD_EVENT/trigger"
+	mad_hist=''
+}
+
+# mad_hist DEV: what DEV's MAD layer counted since mad_hist_on, one line
+# per key: "cm ATTR N" (ATTR in hex, as on the wire), "other CLASSVER
+# METHOD N", and "dropped N" for keys the histograms had no room for.
+mad_hist() {
+	local i
+	i=$(rdma dev show "$1" | cut -d: -f1)
+	awk -v dev="$i" '
+		/^# trigger info: hist:keys=dev_index,attr_id/ { kind = "cm" }
+		/^# trigger info: hist:keys=dev_index,class_version/ { kind = "other" }
+		/^ *Dropped:/ { dropped += $2 }
+		/^\{/ {
+			gsub(/[{},:]/, " ")
+			if ($2 != dev)
+				next
+			if (kind == "cm") {
+				# attr_id is big-endian: the key shows it swapped.
+				a = ($4 % 256) * 256 + int($4 / 256)
+				printf "cm %04x %d\n", a, $6
+			} else {
+				printf "other %d %d %d\n", $4, $6, $8
+			}
+		}
+		END { print "dropped", dropped + 0 }
+	' "$MAD_EVENT/hist"
+}
+
+# The fuzz tests' tools (tools/testing/fuzz), which run.sh builds into
+# out/fuzz at the top of the tree.
+# shellcheck disable=SC2034 # for the tests
+FUZZ_BIN=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../../.." && pwd)/out/fuzz
+
+# kv FILE GROUP KEY: the value of a "GROUP KEY VALUE" line of FILE (0 if
+# there is none), as cm_fuzz and cm_peer print them.
+kv() {
+	awk -v g="$2" -v k="$3" '$1 == g && $2 == k { v = $3 } END { print v + 0 }' "$1"
+}
+
+# slab_kb: the kernel's slab memory in kB, after dropping what the kernel
+# can drop anyway (dentries and inodes) and letting SLUB give back its
+# empty slabs: both are noise here.
+slab_kb() {
+	local f
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	for f in /sys/kernel/slab/*/shrink; do
+		echo 1 2>/dev/null >"$f"
+	done
+	awk '$1 == "Slab:" { print $2 }' /proc/meminfo
+}
+
+# slab_growth FILE: the caches that grew since FILE (a copy of
+# /proc/slabinfo), largest first: "NAME KB".
+slab_growth() {
+	awk 'FNR <= 2 { next }
+		NR == FNR { was[$1] = $2 * $4; next }
+		{ d = ($2 * $4 - was[$1]) / 1024; if (d >= 1) printf "%s %d\n", $1, d }' \
+		"$1" /proc/slabinfo | sort -k2,2nr
+}
+
+# cm_sum DEV: the sum of DEV's message counters, to see them settle.
+cm_sum() {
+	local g m v sum=0
+	for g in cm_tx_msgs cm_rx_msgs; do
+		for m in $CM_MSGS; do
+			read -r v <"/sys/class/infiniband/$1/ports/1/$g/$m"
+			sum=$((sum + v))
+		done
+	done
+	echo $sum
+}
+
+# quiesce SECS MAX DEV...: wait until no message counter of the DEVs has
+# moved for SECS seconds, at most MAX seconds.  Fails on timeout.
+quiesce() {
+	local secs=$1 max=$2 now last='' still=0 t d
+	shift 2
+	for ((t = 0; t < max; t++)); do
+		now=''
+		for d in "$@"; do now="$now $(cm_sum "$d")"; done
+		if [ "$now" = "$last" ]; then
+			still=$((still + 1))
+			[ $still -ge "$secs" ] && return 0
+		else
+			still=0
+		fi
+		last=$now
+		sleep 1
+	done
+	return 1
+}
+
 # ---- processes ------------------------------------------------------------
 
 # run NAME CMD...: run a client in the foreground under the timeout; its
@@ -279,6 +402,16 @@ wait_listen() {
 	return 1
 }
 
+# unload MOD...: assert that the modules unload, in this order, and that
+# ib_cm is gone then.
+unload() {
+	local m
+	for m in "$@"; do
+		check "modprobe -r $m" timeout 60 modprobe -r "$m"
+	done
+	check "ib_cm unloaded" test ! -e /sys/module/ib_cm
+}
+
 # ---- network set-ups ------------------------------------------------------
 
 modprobe_all() {
@@ -348,6 +481,7 @@ cleanup() {
 	fi
 	log "cleaned up"
 	echo 0 2>/dev/null >"$TRACE/events/rdma_cma/cm_event_handler/enable"
+	mad_hist_off
 	rm -rf "$T"
 	return 0
 }

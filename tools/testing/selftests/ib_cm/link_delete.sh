@@ -48,9 +48,6 @@ check "rdma link delete rxe1 completes" settle delete1 60
 check "rxe1 is gone" gone rxe1
 # Unloading would only queue up behind a stuck removal.
 if [ -z "$hung" ]; then
-	for m in rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm; do
-		check "modprobe -r $m" timeout 60 modprobe -r $m
-	done
-	check "ib_cm unloaded" test ! -e /sys/module/ib_cm
+	unload rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm
 fi
 finish
