@@ -7,12 +7,12 @@
  * cmtime's "no QPs" pass does).  That makes end points that cost nothing
  * and survive whatever a fuzzer does to their connections.
  *
- *   cm_peer -s -a ADDR -p PORT [-r N]
+ *   cm_peer -s [-u] [-k N] -a ADDR -p PORT
  *	Listen at ADDR:PORT in the TCP port space and, with -u, the UDP one.
- *	Accept every connection request with a made-up QP number and
- *	answer every SIDR request, but reject every Nth request (-r N).
- *	Connections that fail, are rejected or disconnected are destroyed;
- *	none of that ends the program.
+ *	Accept connection requests with a made-up QP number and answer SIDR
+ *	requests; with -k N only one request in N (the 1st, the N+1st, ...)
+ *	and reject the others.  Connections that fail, are rejected or
+ *	disconnected are destroyed; none of that ends the program.
  *
  *   cm_peer -c -a ADDR -p PORT -n N
  *	Make N connections to ADDR:PORT and complete them (RTU) without
@@ -38,7 +38,7 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-#define MAX_CONNS	4096
+#define MAX_CONNS	65536
 #define SERVER_QPN	0x5e0000	/* made-up QP numbers, plus an index */
 #define CLIENT_QPN	0xc10000
 
@@ -52,10 +52,11 @@ struct conn {
 static struct {
 	bool server, udp, verbose;
 	const char *addr, *port;
-	unsigned int reject_every, n_conns;
+	unsigned int accept_every, n_conns;
 	struct rdma_event_channel *ch;
 	struct rdma_cm_id *listen[2];
 	struct conn conns[MAX_CONNS];
+	unsigned int free_slots[MAX_CONNS], n_free;
 	unsigned long requests;
 	/* counts, printed at the end */
 	unsigned long connect_requests, sidr_requests, accepted, rejected;
@@ -68,29 +69,46 @@ static struct {
 static bool stop;
 static int sigfd = -1;
 
-static struct conn *new_conn(struct rdma_cm_id *id)
+static void init_conns(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < MAX_CONNS; i++) {
-		if (p.conns[i].state == FREE) {
-			p.conns[i].id = id;
-			p.conns[i].state = CONNECTING;
-			id->context = &p.conns[i];
-			return &p.conns[i];
-		}
-	}
-	return NULL;
+	for (i = 0; i < MAX_CONNS; i++)
+		p.free_slots[i] = MAX_CONNS - 1 - i;
+	p.n_free = MAX_CONNS;
+}
+
+static struct conn *new_conn(struct rdma_cm_id *id)
+{
+	struct conn *c;
+
+	if (!p.n_free)
+		return NULL;
+	c = &p.conns[p.free_slots[--p.n_free]];
+	c->id = id;
+	c->state = CONNECTING;
+	id->context = c;
+	return c;
+}
+
+static void free_conn(struct conn *c)
+{
+	c->id->context = NULL;
+	c->state = FREE;
+	c->id = NULL;
+	p.free_slots[p.n_free++] = (unsigned int)(c - p.conns);
 }
 
 /* Called after the event is acknowledged: rdma_destroy_id() waits for it. */
 static void drop_conn(struct conn *c)
 {
+	struct rdma_cm_id *id;
+
 	if (!c || c->state == FREE)
 		return;
-	rdma_destroy_id(c->id);
-	c->state = FREE;
-	c->id = NULL;
+	id = c->id;
+	free_conn(c);
+	rdma_destroy_id(id);
 }
 
 /* Answer a request; returns true if its id stays (an accepted RC one). */
@@ -113,7 +131,7 @@ static bool answer_request(struct rdma_cm_event *ev)
 		p.connect_requests++;
 	param.qp_num = SERVER_QPN + (p.requests & 0xffff);
 
-	if (p.reject_every && p.requests % p.reject_every == 0) {
+	if (p.accept_every > 1 && p.requests % p.accept_every != 1) {
 		rdma_reject(id, NULL, 0);
 		p.rejected++;
 		return false;
@@ -130,18 +148,15 @@ static bool answer_request(struct rdma_cm_event *ev)
 		if (p.verbose)
 			perror("cm_peer: rdma_accept");
 		p.errors++;
-		if (c) {
-			c->state = FREE;
-			c->id = NULL;
-			id->context = NULL;
-		}
+		if (c)
+			free_conn(c);
 		return false;
 	}
 	p.accepted++;
 	return !ud;
 }
 
-static void connect_conn(struct rdma_cm_id *id)
+static int connect_conn(struct rdma_cm_id *id)
 {
 	struct conn *c = id->context;
 	struct rdma_conn_param param = {
@@ -154,9 +169,9 @@ static void connect_conn(struct rdma_cm_id *id)
 
 	if (rdma_connect(id, &param)) {
 		perror("cm_peer: rdma_connect");
-		c->state = FREE;
-		p.failed++;
+		return -1;
 	}
+	return 0;
 }
 
 /*
@@ -185,7 +200,10 @@ static bool handle(struct rdma_cm_event *ev)
 		}
 		return false;
 	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		connect_conn(ev->id);
+		if (connect_conn(ev->id)) {
+			p.failed++;
+			return true;
+		}
 		return false;
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
 		/* No QP to move: just complete the connection with an RTU. */
@@ -349,7 +367,7 @@ static void shut_down(void)
 static void help(void)
 {
 	fprintf(stderr,
-		"usage: cm_peer -s [-u] [-r N] -a ADDR -p PORT\n"
+		"usage: cm_peer -s [-u] [-k N] -a ADDR -p PORT\n"
 		"       cm_peer -c -n N -a ADDR -p PORT\n");
 	exit(2);
 }
@@ -380,7 +398,7 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	int c, flags;
 
-	while ((c = getopt(argc, argv, "scua:p:n:r:v")) != -1) {
+	while ((c = getopt(argc, argv, "scua:p:n:k:v")) != -1) {
 		switch (c) {
 		case 's':
 			p.server = true;
@@ -400,8 +418,8 @@ int main(int argc, char **argv)
 		case 'n':
 			p.n_conns = (unsigned int)atoi(optarg);
 			break;
-		case 'r':
-			p.reject_every = (unsigned int)atoi(optarg);
+		case 'k':
+			p.accept_every = (unsigned int)atoi(optarg);
 			break;
 		case 'v':
 			p.verbose = true;
@@ -423,6 +441,7 @@ int main(int argc, char **argv)
 		perror("cm_peer: signalfd");
 		return 1;
 	}
+	init_conns();
 	p.ch = rdma_create_event_channel();
 	if (!p.ch) {
 		perror("cm_peer: rdma_create_event_channel");
