@@ -287,6 +287,12 @@ slab_kb() {
 	awk '$1 == "Slab:" { print $2 }' /proc/meminfo
 }
 
+# slab_live_kb: the kB in live slab objects (active objects times their
+# size, from /proc/slabinfo): slab memory without SLUB's free space.
+slab_live_kb() {
+	awk 'NR > 2 { b += $2 * $4 } END { printf "%d\n", b / 1024 }' /proc/slabinfo
+}
+
 # slab_growth FILE: the caches that grew since FILE (a copy of
 # /proc/slabinfo), largest first: "NAME KB".
 slab_growth() {
