@@ -749,34 +749,15 @@ static void gen_flood_sidr(struct fuzz *f, u8 *mad)
 	build_sidr_req(f, mad, f->sidr_id++, f->sidr_service_id, true);
 }
 
-static void generate(struct fuzz *f, enum category cat, u8 *mad)
-{
-	switch (cat) {
-	case CAT_RANDOM:
-		gen_random(f, mad);
-		break;
-	case CAT_HEADER:
-		gen_header(f, mad);
-		break;
-	case CAT_BOUNDARY:
-		gen_boundary(f, mad);
-		break;
-	case CAT_BITFLIP:
-		gen_bitflip(f, mad);
-		break;
-	case CAT_LIVE:
-		gen_live(f, mad);
-		break;
-	case CAT_FLOOD_REQ:
-		gen_flood_req(f, mad);
-		break;
-	case CAT_FLOOD_SIDR:
-		gen_flood_sidr(f, mad);
-		break;
-	default:
-		abort();
-	}
-}
+static void (*const generators[N_CATS])(struct fuzz *f, u8 *mad) = {
+	[CAT_RANDOM] = gen_random,
+	[CAT_HEADER] = gen_header,
+	[CAT_BOUNDARY] = gen_boundary,
+	[CAT_BITFLIP] = gen_bitflip,
+	[CAT_LIVE] = gen_live,
+	[CAT_FLOOD_REQ] = gen_flood_req,
+	[CAT_FLOOD_SIDR] = gen_flood_sidr,
+};
 
 static enum category pick_category(struct fuzz *f)
 {
@@ -1294,7 +1275,7 @@ int main(int argc, char **argv)
 				break;
 			cat = pick_category(f);
 		}
-		generate(f, cat, mad);
+		generators[cat](f, mad);
 		set_tid(f, mad);
 		if (f->dry_run) {
 			print_hex(cat, mad);
