@@ -31,8 +31,12 @@ RATE=${IBCM_FUZZ_RATE:-0}
 # An accepted one keeps its ids until the REP times out (about a second)
 # and the listener destroys them; a long run must not pile them up.
 ACCEPT_EVERY=${IBCM_FUZZ_ACCEPT_EVERY:-2}
-TARGET_PORT=7300	# the listener cm_fuzz aims at, TCP and UDP port spaces
-LIVE_PORT=7301		# the live connections' listener
+# The listener cm_fuzz aims at (TCP and UDP port spaces) and the live
+# connections' one.  A few flipped bits must not turn a REQ for them into
+# one for rping's port 7174, which the legitimate connections use: these
+# differ from it in all 16 bits, and in 15.
+TARGET_PORT=$((7174 ^ 0xffff))
+LIVE_PORT=$((TARGET_PORT - 1))
 N_LIVE=8
 # The server's made-up QP numbers (cm_peer.c's SERVER_QPN + request index).
 SERVER_QPN=$((0x5e0000))
@@ -79,14 +83,19 @@ hw_pkts() {
 	echo "${out# }"
 }
 
+# cm_fuzz sends at least 500 MADs/s; the end points must outlive it.
+FUZZ_SECS=$((COUNT / 500 + 120))
+PEER_SECS=$((FUZZ_SECS + 300))
+
 check "rping before the fuzzing" legit_rping before
 slab0=$(slab_kb)
 live0=$(slab_live_kb)
 cp /proc/slabinfo "$T/slabinfo0"
 log "slab before: $slab0 kB, $live0 kB live"
 
-spawn target "$FUZZ_BIN/cm_peer" -s -u -k "$ACCEPT_EVERY" -a "$IP0" -p $TARGET_PORT
-spawn live "$FUZZ_BIN/cm_peer" -s -a "$IP0" -p $LIVE_PORT
+IBCM_TIMEOUT=$PEER_SECS spawn target "$FUZZ_BIN/cm_peer" -s -u \
+	-k "$ACCEPT_EVERY" -a "$IP0" -p $TARGET_PORT
+IBCM_TIMEOUT=$PEER_SECS spawn live "$FUZZ_BIN/cm_peer" -s -a "$IP0" -p $LIVE_PORT
 wait_listen $TARGET_PORT
 wait_listen $LIVE_PORT
 
@@ -95,7 +104,8 @@ echo 0 >"$TRACE/tracing_on"
 echo >"$TRACE/trace"
 echo 1 >"$TRACE/events/ib_cma/icm_send_rep/enable"
 echo 1 >"$TRACE/tracing_on"
-spawn peers "${PEER[@]}" "$FUZZ_BIN/cm_peer" -c -n $N_LIVE -a "$IP0" -p $LIVE_PORT
+IBCM_TIMEOUT=$PEER_SECS spawn peers "${PEER[@]}" "$FUZZ_BIN/cm_peer" \
+	-c -n $N_LIVE -a "$IP0" -p $LIVE_PORT
 for _ in $(seq 100); do
 	grep -q '^cm_peer established' "$T/peers.out" && break
 	sleep 0.2
@@ -120,8 +130,7 @@ hw0=$(hw_pkts)
 base0=$(dmesg | grep -c 'MAD received with unsupported base version')
 check "histograms on ib_mad:ib_mad_recv_done_handler" mad_hist_on
 
-# About 500 MADs/s at the least; a stress run may take a while.
-IBCM_TIMEOUT=$((COUNT / 500 + 120)) spawn fuzz "$FUZZ_BIN/cm_fuzz" \
+IBCM_TIMEOUT=$FUZZ_SECS spawn fuzz "$FUZZ_BIN/cm_fuzz" \
 	-d rxe1 -D "$IP0" -s "$SEED" -n "$COUNT" -r "$RATE" \
 	-S $((0x1060000 + TARGET_PORT)) -U $((0x1110000 + TARGET_PORT)) \
 	"${live[@]}"
