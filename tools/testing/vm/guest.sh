@@ -9,7 +9,7 @@
 #   guest.log        this script's log; dmesg.txt  the whole kernel log
 #   done             written last; its absence means the run broke off
 #
-# usage: guest.sh ours|stock OUT [--demo] [TEST...]
+# usage: guest.sh ours|stock OUT [--demo] [TEST...] [IBCM_NAME=VALUE...]
 set -uo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -133,6 +133,17 @@ mkdir -p "$out/tests"
 : >"$out/results.tap"
 install_module
 module_identity
+
+# Arguments NAME=VALUE with an IBCM_ name set the tests' environment
+# (e.g. IBCM_FUZZ_RATE=0); the rest name tests.
+tests=()
+for a in "$@"; do
+	case $a in
+	IBCM_*=*) export "${a?}" ;;
+	*) tests+=("$a") ;;
+	esac
+done
+set -- "${tests[@]}"
 
 if [ "${1:-}" = --demo ]; then
 	"$here/demo.sh" "$mode" >"$out/demo.txt" 2>&1

@@ -5,9 +5,10 @@
 # the ib_cm selftests in it, on our freshly built module or (--stock) on
 # the stock one.  Everything the run leaves is in out/vm/MODE/.
 #
-# usage: run.sh [--stock] [--demo] [--out DIR] [TEST...]
+# usage: run.sh [--stock] [--demo] [--out DIR] [TEST...] [IBCM_NAME=VALUE...]
 #   TEST is a script name from tools/testing/selftests/ib_cm (rping,
-#   rping.sh) or a path; none means all of them.  DIR must be inside the
+#   rping.sh) or a path; none means all of them.  IBCM_NAME=VALUE sets
+#   an environment variable for the tests.  DIR must be inside the
 #   project tree (the VM sees only the root and the tree).
 # Prints the TAP lines as tests finish; exits non-zero if any test failed.
 # One VM at a time: concurrent runs wait for each other.
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
 	--stock) mode=stock ;;
 	--demo) demo=--demo ;;
 	--out) out=$(realpath -m "$2"); shift ;;
-	-h | --help) sed -n '3,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
