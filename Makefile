@@ -38,6 +38,7 @@ endif
 # Extra kbuild arguments, e.g. "make KBUILD_ARGS='W=1 KCFLAGS=-Werror'".
 KBUILD_ARGS ?=
 SOURCES := cm.c cm_msgs.h cm_trace.h include/rdma/ib_cm.h include/core_priv.h
+TOOL_SOURCES := tools/testing/fuzz/cm_fuzz.c tools/testing/fuzz/cm_peer.c
 
 all: modules
 
@@ -59,7 +60,7 @@ sparse:
 
 # The sources, and the patch series that make patch writes.
 checkpatch: patch
-	KDIR=$(KDIR) $(SRC)/tools/testing/checkpatch.sh $(SOURCES) \
+	KDIR=$(KDIR) $(SRC)/tools/testing/checkpatch.sh $(SOURCES) $(TOOL_SOURCES) \
 		$(SRC)/out/patch/*.patch
 
 # This module as a git format-patch series against linux-source-7.2, in
@@ -95,7 +96,17 @@ vm-test:
 check:
 	$(SRC)/tools/testing/check.sh
 
-.PHONY: all modules werror sparse checkpatch patch install clean demo vm-test check
+# The long fuzz run (a million hostile MADs), on our module and then on the
+# stock one; not part of "make check".  Results in out/vm/stress-MODE/.
+# STRESS_ARGS="IBCM_FUZZ_RATE=0 ..." sets the test's parameters.
+STRESS := $(SRC)/tools/testing/selftests/ib_cm/stress/fuzz_long.sh
+stress:
+	@rc=0; \
+	IBCM_VM_TIMEOUT=3600 $(VM)/run.sh --out $(SRC)/out/vm/stress-ours $(STRESS) $(STRESS_ARGS) || rc=1; \
+	IBCM_VM_TIMEOUT=3600 $(VM)/run.sh --stock --out $(SRC)/out/vm/stress-stock $(STRESS) $(STRESS_ARGS) || rc=1; \
+	exit $$rc
+
+.PHONY: all modules werror sparse checkpatch patch install clean demo vm-test check stress
 
 # Section 9 man pages of the API, into out/man/man9.
 man:

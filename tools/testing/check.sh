@@ -10,6 +10,7 @@
 #   build:       W=1 with warnings as errors
 #   sparse:      C=2, any warning fails
 #   checkpatch:  --strict over cm.c, cm_msgs.h, cm_trace.h, include/rdma/ib_cm.h
+#                and the fuzz tools (tools/testing/fuzz/*.c)
 #   abi:         tools/testing/abi/check.sh, when it exists
 #   man:         tools/testing/man/check.sh (kernel-doc, man pages, the
 #                design document's transition tables against cm.c)
@@ -91,7 +92,8 @@ lint() {
 	cd "$src" && shellcheck -x -P SCRIPTDIR .ci/run tools/testing/check.sh \
 		tools/testing/checkpatch.sh tools/testing/vm/*.sh \
 		tools/testing/patch/*.sh tools/testing/kunit/*.sh \
-		tools/testing/selftests/ib_cm/*.sh
+		tools/testing/selftests/ib_cm/*.sh \
+		tools/testing/selftests/ib_cm/stress/*.sh
 }
 
 echo "TAP version 13"
