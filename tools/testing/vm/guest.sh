@@ -17,6 +17,8 @@ mode=$1 out=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 tests_dir=$(cd "$here/../selftests/ib_cm" && pwd)
+# shellcheck source=tools/testing/vm/modid.sh
+. "$here/modid.sh"
 exec >"$out/guest.log" 2>&1
 
 kver=$(uname -r)
@@ -45,20 +47,6 @@ install_module() {
 		cp "$out/ib_cm.ko" "$mods/updates/ib_cm.ko"
 	fi
 	cp "$out"/moddb/modules.* "$mods/"
-}
-
-# The GNU build ID of a module file and of the loaded module.
-file_build_id() {
-	local f=$1 tmp=/run/ibcm/probe.ko
-	case $f in
-	*.xz) xz -dc "$f" >"$tmp" && f=$tmp ;;
-	esac
-	readelf -n "$f" | awk '/Build ID:/ { print $3 }'
-}
-
-live_build_id() {
-	od -An -tx1 -v /sys/module/ib_cm/notes/.note.gnu.build-id |
-		tr -d ' \n' | tail -c 40
 }
 
 # Test 1: the module that serves the tests is the one we meant.
