@@ -90,6 +90,10 @@ endif
 demo:
 	$(VM)/run.sh --demo
 
+# Ours against the stock module in one VM; settings in tools/testing/bench/config.sh.
+bench:
+	$(VM)/run.sh --bench
+
 vm-test:
 	$(VM)/run.sh $(if $(STOCK),--stock) $(T)
 
@@ -106,7 +110,7 @@ stress:
 	IBCM_VM_TIMEOUT=3600 $(VM)/run.sh --stock --out $(SRC)/out/vm/stress-stock $(STRESS) $(STRESS_ARGS) || rc=1; \
 	exit $$rc
 
-.PHONY: all modules werror sparse checkpatch patch install clean demo vm-test check stress
+.PHONY: all modules werror sparse checkpatch patch install clean demo bench vm-test check stress
 
 # Section 9 man pages of the API, into out/man/man9.
 man:

@@ -9,7 +9,7 @@
 #   guest.log        this script's log; dmesg.txt  the whole kernel log
 #   done             written last; its absence means the run broke off
 #
-# usage: guest.sh ours|stock OUT [--demo] [TEST...] [IBCM_NAME=VALUE...]
+# usage: guest.sh ours|stock OUT [--demo | --bench | TEST...] [IBCM_NAME=VALUE...]
 set -uo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -135,6 +135,8 @@ set -- "${tests[@]}"
 
 if [ "${1:-}" = --demo ]; then
 	"$here/demo.sh" "$mode" >"$out/demo.txt" 2>&1
+elif [ "${1:-}" = --bench ]; then
+	"$here/../bench/guest-bench.sh" "$out"
 else
 	if [ $# -eq 0 ]; then
 		set -- "$tests_dir"/*.sh

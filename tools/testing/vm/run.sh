@@ -5,39 +5,53 @@
 # the ib_cm selftests in it, on our freshly built module or (--stock) on
 # the stock one.  Everything the run leaves is in out/vm/MODE/.
 #
-# usage: run.sh [--stock] [--demo] [--out DIR] [TEST...] [IBCM_NAME=VALUE...]
+# usage: run.sh [--stock] [--demo] [--bench] [--out DIR] [TEST...]
+#               [IBCM_NAME=VALUE...]
 #   TEST is a script name from tools/testing/selftests/ib_cm (rping,
 #   rping.sh) or a path; none means all of them.  IBCM_NAME=VALUE sets
 #   an environment variable for the tests.  DIR must be inside the
 #   project tree (the VM sees only the root and the tree).
+#   --bench runs the A/B benchmark of tools/testing/bench instead, in
+#   out/bench: the VM boots with the stock module and swaps ours in.
 # Prints the TAP lines as tests finish; exits non-zero if any test failed.
 # One VM at a time: concurrent runs wait for each other.
 set -euo pipefail
 # shellcheck source=tools/testing/vm/config.sh
 . "$(dirname "$0")/config.sh"
 
-mode=ours demo='' out=''
+mode=ours demo='' bench='' out=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--stock) mode=stock ;;
 	--demo) demo=--demo ;;
+	--bench) bench=--bench mode=stock ;;
 	--out) out=$(realpath -m "$2"); shift ;;
-	-h | --help) sed -n '3,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
 	shift
 done
 
+# The benchmark boots the stock tree (no updates/) and loads ours itself.
+name=${bench:+bench}
+name=${name:-$mode}
+memory=2G
+vm_timeout=${IBCM_VM_TIMEOUT:-1500}
+if [ -n "$bench" ]; then
+	# shellcheck source=tools/testing/bench/config.sh
+	. "$IBCM_SRC/tools/testing/bench/config.sh"
+	memory=$BENCH_MEMORY vm_timeout=$BENCH_TIMEOUT
+	out=${out:-$IBCM_SRC/out/bench}
+fi
 out=${out:-$IBCM_SRC/out/vm/$mode}
 case $out in
 "$IBCM_SRC"/*) ;;
 *) echo "run.sh: --out must be inside $IBCM_SRC" >&2; exit 2 ;;
 esac
 # Runs of the same mode share $out: let them take turns.
-exec 9>"${TMPDIR:-/tmp}/ibcm-vm-$mode.lock"
+exec 9>"${TMPDIR:-/tmp}/ibcm-vm-$name.lock"
 flock 9
-vm_timeout=${IBCM_VM_TIMEOUT:-1500}
 t0=$(date +%s)
 
 # The two cores are shared: never two VMs at once.
@@ -51,7 +65,7 @@ fi
 rm -rf "$out"
 mkdir -p "$out/moddb" "$out/tests"
 
-if [ "$mode" = ours ]; then
+if [ "$mode" = ours ] || [ -n "$bench" ]; then
 	# Built against the root's headers even where the host runs 7.2: the
 	# VM boots the root's kernel.
 	"$IBCM_VM_DIR/inroot.sh" make -s -C "/lib/modules/$IBCM_KVER/build" M="$IBCM_SRC" modules
@@ -77,21 +91,27 @@ fi
 	depmod "$kver"
 	cp "$mods"/modules.* "$out/moddb/"
 ' depmod "$mode" "$out" "$IBCM_KVER"
+[ -z "$bench" ] || "$IBCM_SRC/tools/testing/bench/prepare.sh" "$out"
 t1=$(date +%s)
 
-echo "# booting Linux $IBCM_KVER ($mode ib_cm), results in $out"
+echo "# booting Linux $IBCM_KVER ($mode ib_cm${bench:+ at boot, ours swapped in}), results in $out"
 : >"$out/results.tap"
+progress=("$out/results.tap")
+if [ -n "$bench" ]; then
+	: >"$out/bench.log"
+	progress+=("$out/bench.log")
+fi
 # The tailer must not keep the run's lock (fd 9) alive, and must not
 # outlive the run if it is interrupted.
-tail -n +1 -F "$out/results.tap" 2>/dev/null 9>&- &
+tail -q -n +1 -F "${progress[@]}" 2>/dev/null 9>&- &
 tailer=$!
 trap 'kill "$tailer" 2>/dev/null || true' EXIT
 # vng writes the console through /proc/self/fd/1; a pipe keeps it whole.
 # KVM here cannot run a stock kernel (ENVIRONMENT.md); inroot.sh hides
 # /dev/kvm and --disable-kvm makes QEMU use TCG.
 "$IBCM_VM_DIR/inroot.sh" timeout "$vm_timeout" vng --run "/boot/vmlinuz-$IBCM_KVER" \
-	--disable-kvm --memory 2G --cpus 2 --rwdir "$out" \
-	--exec "$IBCM_VM_DIR/guest.sh $mode $out $demo $*" 2>&1 | cat >"$out/console.log" || true
+	--disable-kvm --memory "$memory" --cpus 2 --rwdir "$out" \
+	--exec "$IBCM_VM_DIR/guest.sh $mode $out $demo$bench $*" 2>&1 | cat >"$out/console.log" || true
 sleep 0.5
 kill "$tailer" 2>/dev/null || true
 wait "$tailer" 2>/dev/null || true
@@ -101,10 +121,18 @@ if [ -n "$demo" ] && [ -f "$out/demo.txt" ]; then
 	cat "$out/demo.txt"
 fi
 echo "# prepare $((t1 - t0))s, VM $((t2 - t1))s"
+# The benchmark's table is what the run is for: it comes last, also from
+# a run that broke off.
+bench_report() {
+	[ -z "$bench" ] ||
+		"$IBCM_VM_DIR/inroot.sh" python3 "$IBCM_SRC/tools/testing/bench/report.py" "$out"
+}
 if [ ! -f "$out/done" ]; then
 	echo "not ok - VM run did not finish; see $out/console.log and $out/guest.log"
+	bench_report || true
 	exit 1
 fi
 failed=$(grep '^not ok' "$out/results.tap" | grep -vc '# TODO' || true)
 echo "# $failed failed"
+bench_report || failed=report
 [ "$failed" = 0 ]

@@ -1,0 +1,365 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# "make bench", inside the VM (guest.sh runs it): our ib_cm against the
+# stock one in this one boot, which is the only fair comparison under
+# emulation.  The modules are swapped between visits with the rxe devices
+# staying; the order alternates from round to round (ours first in odd
+# rounds) so that a drift of the machine's speed favours neither.  Every
+# visit runs the cases of BENCH_CASES and leaves its raw outputs in
+# OUT/rROUND-MODULE/:
+#   cmtime-N-nT.{client,server}  cmtime across the two namespaces
+#   perf/       a profile of one cmtime run (see profile.py)
+#   mem/        /proc/meminfo and /proc/slabinfo: before, with connections
+#               held, with their ids in timewait, after timewait
+#   storm/      the storm (see storm.py) and the CM counters it moved
+#   CASE.dmesg  bad kernel log lines seen during CASE; CASE.failed  its
+#               exit status if it failed
+# Progress lines go to OUT/bench.log, which run.sh shows as they come;
+# report.py makes the table from the raw outputs afterwards.
+#
+# usage: guest-bench.sh OUT
+out=$1
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tools/testing/bench/config.sh
+. "$out/settings.sh"
+# shellcheck source=tools/testing/vm/modid.sh
+. "$here/../vm/modid.sh"
+export IBCM_MODE=stock
+# shellcheck source=tools/testing/selftests/ib_cm/lib.sh
+. "$here/../selftests/ib_cm/lib.sh" >/dev/null
+
+STOCK_KO=/run/ibcm/ib_cm-stock.ko
+OURS_KO=$out/ib_cm.ko
+# Ports: cmtime's out-of-band TCP socket, cmhold, the first storm server.
+OOB_PORT=7471 HOLD_PORT=7600 STORM_PORT=7700
+# Seconds any one cmtime, cmhold or the storm may take.
+CMTIME_TIMEOUT=900 HOLD_TIMEOUT=600 STORM_TIMEOUT=900
+# cmhold's ACK timeout 21 makes the CM's timewait 2^13 ms, about 8 s:
+# long enough to look at the ids in it, short enough to wait out.
+HOLD_ACK_TIMEOUT=21 HOLD_TIMEWAIT=20
+
+say() {
+	local line
+	line="[$(date +%T)] $*"
+	echo "$line" >>"$out/bench.log"
+	echo "$line"
+}
+
+# wait_for SECS CMD...: until CMD succeeds, polling five times a second.
+wait_for() {
+	local i
+	for ((i = 0; i < $1 * 5; i++)); do
+		"${@:2}" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+module_file() {
+	if [ "$1" = ours ]; then echo "$OURS_KO"; else echo "$STOCK_KO"; fi
+}
+
+# swap_to ours|stock: unload the CM and what sits on it, load the other
+# ib_cm.ko, and prove that it is the one live.
+swap_to() {
+	local file want got
+	file=$(module_file "$1")
+	modprobe -r rdma_ucm rdma_cm iw_cm ib_cm || return 1
+	insmod "$file" || return 1
+	modprobe rdma_ucm || return 1
+	want=$(file_build_id "$file")
+	got=$(live_build_id)
+	echo "$1: $file, build id $want, live $got, taint $(cat /sys/module/ib_cm/taint)"
+	[ -n "$want" ] && [ "$want" = "$got" ] || return 1
+	# The CM's counters are new with the module.
+	snap rxe0
+	snap rxe1
+}
+
+# ---- cmtime -----------------------------------------------------------------
+
+oob_listening() {
+	"${PEER[@]}" ss -Hltn "sport = :$OOB_PORT" | grep -q .
+}
+
+# cmtime_pair DIR NAME N THREADS [WRAPPER...]: cmtime's server (the OOB
+# root) in the peer namespace on rxe1, its client here on rxe0, with
+# WRAPPER before the client's command.  Output in DIR/NAME.{server,client}.
+cmtime_pair() {
+	local dir=$1 name=$2 n=$3 t=$4 spid rc src
+	shift 4
+	"${PEER[@]}" timeout "$CMTIME_TIMEOUT" cmtime -B veth1 -C "$IP1" -L \
+		-c "$n" -n "$t" -p "$OOB_PORT" >"$dir/$name.server" 2>&1 &
+	spid=$!
+	if ! wait_for 30 oob_listening; then
+		kill "$spid"
+		wait "$spid"
+		return 1
+	fi
+	"$@" timeout "$CMTIME_TIMEOUT" cmtime -B veth0 -C "$IP1" -c "$n" -n "$t" \
+		-p "$OOB_PORT" >"$dir/$name.client" 2>&1
+	rc=$?
+	# Without its client the server would wait for it until its timeout.
+	[ $rc = 0 ] || kill "$spid" 2>/dev/null
+	wait "$spid"
+	src=$?
+	[ $rc = 0 ] || return $rc
+	return $src
+}
+
+# full_connect FILE: the "full connect" avg/conn of both passes.
+full_connect() {
+	awk '/^full connect/ { printf "%s%s", sep, $3; sep = " / " }' "$1"
+}
+
+case_cmtime() {
+	local dir=$1 n t name what
+	for n in $BENCH_SIZES; do
+		for t in $BENCH_THREADS; do
+			name=cmtime-$n-n$t
+			what="cmtime $n conns, $t thread(s)"
+			if cmtime_pair "$dir" "$name" "$n" "$t"; then
+				say "$tag: $what: full connect $(full_connect "$dir/$name.client") us/conn (QPs / no QPs)"
+			else
+				say "$tag: $what: FAILED ($?); see $dir/$name.client"
+				echo "$name" >>"$dir/cmtime.failed"
+			fi
+		done
+	done
+	[ ! -f "$dir/cmtime.failed" ]
+}
+
+# ---- perf -------------------------------------------------------------------
+
+# ibcm_symbols KALLSYMS: the ib_cm module's functions, as a regex for
+# perf report --parent, which matches names: leave out the names that
+# other code has too.
+ibcm_symbols() {
+	awk 'NR == FNR { seen[$3]++; next }
+		$4 == "[ib_cm]" && tolower($2) == "t" && seen[$3] == 1 {
+			printf "%s%s", sep, $3; sep = "|"
+		}' "$1" "$1" | sed 's/.*/^(&)$/'
+}
+
+case_perf() {
+	# perf cannot write its data to the 9p share ("Bad address"): the
+	# guest's /tmp first.
+	local dir=$1/perf n=$BENCH_PERF_CONNS data=/tmp/ibcm-perf.data
+	local syms=/tmp/ibcm-kallsyms
+	mkdir -p "$dir"
+	cp /proc/kallsyms "$syms"
+	cmtime_pair "$dir" cmtime "$n" 1 \
+		perf record -q -e cpu-clock -a -g -o "$data" -- || return 1
+	perf report -i "$data" --no-children --sort dso,sym --stdio -g none \
+		>"$dir/report.txt" 2>"$dir/report.err"
+	perf report -i "$data" --no-children --sort dso,sym --stdio -g caller \
+		--parent "$(ibcm_symbols "$syms")" -x >"$dir/report-ibcm.txt" 2>>"$dir/report.err"
+	# cmtime's warm-up connection, then N with QPs and N without.
+	perf script -i "$data" -F comm,tid,period,ip,sym,dso 2>>"$dir/report.err" |
+		python3 "$here/profile.py" "$dir" $((2 * n + 1)) "$syms" >"$dir/profile.log" || return 1
+	# With perf.data, this is enough to report again elsewhere
+	# (perf report --kallsyms).
+	gzip -1 <"$syms" >"$dir/kallsyms.gz"
+	mv "$data" "$dir/perf.data"
+	say "$tag: perf over cmtime $n conns: $(cat "$dir/profile.log")"
+}
+
+# ---- memory -----------------------------------------------------------------
+
+# quiesce: leave the dentries and inodes of earlier cases out of the
+# memory figures; they are freed after an RCU grace period.
+quiesce() {
+	sync
+	echo 2 >/proc/sys/vm/drop_caches
+	sleep 3
+}
+
+snapshot() {
+	cp /proc/meminfo "$1/$2.meminfo"
+	cp /proc/slabinfo "$1/$2.slabinfo"
+}
+
+slab_kb() {
+	awk '/^Slab:/ { print $2 }' "$1"
+}
+
+# per_conn DIR FROM TO N: the Slab: growth per connection, in bytes.
+per_conn() {
+	echo $((($(slab_kb "$1/$3.meminfo") - $(slab_kb "$1/$2.meminfo")) * 1024 / $4))
+}
+
+established() {
+	grep -q '^established' "$1/server.txt" && grep -q '^established' "$1/client.txt"
+}
+
+# N connections held open by cmhold (no QPs), then closed: both sides'
+# ids are in timewait once both processes are gone.
+case_mem() {
+	local dir=$1/mem n=$BENCH_MEM_CONNS spid cpid rc=0
+	mkdir -p "$dir"
+	quiesce
+	snapshot "$dir" base
+	"${PEER[@]}" "$out/cmhold" -l "$IP1" -p "$HOLD_PORT" -c "$n" \
+		-T "$HOLD_TIMEOUT" >"$dir/server.txt" 2>&1 &
+	spid=$!
+	wait_for 30 grep -q '^listening' "$dir/server.txt" || rc=1
+	"$out/cmhold" -s "$IP1" -p "$HOLD_PORT" -c "$n" -t "$HOLD_ACK_TIMEOUT" \
+		-T "$HOLD_TIMEOUT" >"$dir/client.txt" 2>&1 &
+	cpid=$!
+	if [ $rc = 0 ] && wait_for "$HOLD_TIMEOUT" established "$dir"; then
+		sleep 1
+		snapshot "$dir" held
+	else
+		rc=1
+	fi
+	kill -USR1 "$cpid"
+	wait "$cpid" || rc=1
+	wait "$spid" || rc=1
+	snapshot "$dir" timewait
+	sleep "$HOLD_TIMEWAIT"
+	snapshot "$dir" after
+	if [ $rc != 0 ]; then
+		say "$tag: memory, $n conns held: FAILED; see $dir/client.txt and server.txt"
+		return 1
+	fi
+	say "$tag: memory, $n conns: Slab +$(per_conn "$dir" base held "$n") B/conn held," \
+		"+$(per_conn "$dir" base timewait "$n") in timewait," \
+		"+$(per_conn "$dir" base after "$n") after it"
+}
+
+# ---- storm ------------------------------------------------------------------
+
+# retries: CM retransmissions on both devices since the last snap.
+retries() {
+	local d m r=0
+	for d in rxe0 rxe1; do
+		for m in $CM_MSGS; do
+			r=$((r + $(delta "$d" cm_tx_retries "$m")))
+		done
+	done
+	echo $r
+}
+
+# A thousand processes, each with every provider library that libibverbs
+# finds in /etc/libibverbs.d open through 9p, would use up QEMU's file
+# descriptors (see storm.py): the storm sees only rxe's.
+VERBS_D=/run/ibcm/libibverbs.d
+
+case_storm() {
+	local dir=$1/storm rc
+	mkdir -p "$dir" "$VERBS_D"
+	cp /etc/libibverbs.d/rxe.driver "$VERBS_D/"
+	quiesce
+	snap rxe0
+	snap rxe1
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	unshare -m sh -c 'mount --bind "$1" /etc/libibverbs.d && shift && exec "$@"' \
+		storm "$VERBS_D" python3 "$here/storm.py" "$dir" "$NS" "$IP1" "$STORM_PORT" \
+		"$BENCH_STORM" "$BENCH_STORM_CONNS" "$STORM_TIMEOUT" "$out/stormgate.so" \
+		>"$dir/storm.log" 2>&1
+	rc=$?
+	{
+		show_counters rxe0
+		show_counters rxe1
+	} >"$dir/counters.txt"
+	if [ ! -f "$dir/storm.txt" ]; then
+		say "$tag: storm FAILED ($rc):"
+		tail -n 5 "$dir/storm.log" | while IFS= read -r l; do say "    $l"; done
+		return 1
+	fi
+	echo "cm_tx_retries $(retries)" >>"$dir/storm.txt"
+	say "$tag: storm of $BENCH_STORM x $BENCH_STORM_CONNS conns: $(awk '
+		{ v[$1] = $2 }
+		END {
+			printf "%d/%d clients connected, all after %ss, per client p50 %ss p99 %ss, ",
+				v["clients_ok"], v["clients"], v["all_connected_s"],
+				v["client_connect_p50_s"], v["client_connect_p99_s"]
+			printf "%d CM retries, Slab peak %d MiB, MemAvailable low %d MiB", v["cm_tx_retries"],
+				v["slab_peak_kb"] / 1024, v["mem_available_low_kb"] / 1024
+		}' "$dir/storm.txt")"
+	return $rc
+}
+
+# ---- rounds -----------------------------------------------------------------
+
+# rdma_users: the processes that hold an RDMA device open.  A case that
+# broke off may leave some; they keep the modules loaded, and deleting
+# the rxe devices under them can hang the VM.
+rdma_users() {
+	local fd
+	for fd in /proc/[0-9]*/fd/*; do
+		case $(readlink "$fd" 2>/dev/null) in
+		/dev/infiniband/*) fd=${fd#/proc/}; echo "${fd%%/*}" ;;
+		esac
+	done | sort -u
+}
+
+reap_leftovers() {
+	local pids
+	pids=$(rdma_users)
+	[ -z "$pids" ] && return 0
+	say "$tag: killing what the case left behind: $(echo "$pids" | xargs)"
+	# shellcheck disable=SC2086 # one pid per word
+	kill -9 $pids 2>/dev/null
+	sleep 1
+}
+
+# run_case CASE DIR: one case, with the kernel log checked over it.
+run_case() {
+	local c=$1 dir=$2 rc bad
+	if ! declare -F "case_$c" >/dev/null; then
+		say "unknown case $c (BENCH_CASES: cmtime perf mem storm)"
+		return 1
+	fi
+	say "$tag: $c"
+	dmesg_mark
+	"case_$c" "$dir"
+	rc=$?
+	reap_leftovers
+	[ $rc = 0 ] || echo "$rc" >"$dir/$c.failed"
+	bad=$(dmesg_new | grep -E "$DMESG_BAD|rcu.*stall" | grep -vE "$DMESG_OK")
+	if [ -n "$bad" ]; then
+		printf '%s\n' "$bad" >"$dir/$c.dmesg"
+		say "$tag: $c: the kernel logged $(wc -l <"$dir/$c.dmesg") bad line(s):"
+		sed 's/^/    /' "$dir/$c.dmesg" | head -n 20 | while IFS= read -r l; do say "$l"; done
+	fi
+}
+
+visit() {
+	local r=$1 m=$2 c dir=$out/r$1-$2
+	tag="round $r/$BENCH_ROUNDS, $m"
+	mkdir -p "$dir"
+	say "$tag: loading the $m ib_cm"
+	if ! swap_to "$m" >"$dir/swap.log" 2>&1; then
+		say "$tag: could not load the $m module:"
+		while IFS= read -r c; do say "    $c"; done <"$dir/swap.log"
+		return 1
+	fi
+	for c in $BENCH_CASES; do
+		run_case "$c" "$dir"
+	done
+}
+
+main() {
+	local r m order t0=$SECONDS
+	xz -dc "/lib/modules/$(uname -r)/kernel/drivers/infiniband/core/ib_cm.ko.xz" >"$STOCK_KO"
+	{
+		echo "ours $(file_build_id "$OURS_KO") $OURS_KO"
+		echo "stock $(file_build_id "$STOCK_KO") $STOCK_KO"
+	} >"$out/modules.txt"
+	sysctl -q -w kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1
+	net_two
+	say "benchmark on Linux $(uname -r), $(nproc) CPUs, $(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB:" \
+		"$BENCH_ROUNDS round(s) of: $BENCH_CASES"
+	for ((r = 1; r <= BENCH_ROUNDS; r++)); do
+		order="ours stock"
+		[ $((r % 2)) = 1 ] || order="stock ours"
+		for m in $order; do
+			visit "$r" "$m" || break 2
+		done
+	done
+	say "benchmark done in $((SECONDS - t0))s"
+}
+
+main
