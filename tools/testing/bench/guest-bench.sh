@@ -186,7 +186,7 @@ slab_kb() {
 
 # per_conn DIR FROM TO N: the Slab: growth per connection, in bytes.
 per_conn() {
-	echo $((($(slab_kb "$1/$3.meminfo") - $(slab_kb "$1/$2.meminfo")) * 1024 / $4))
+	printf '%+d' $((($(slab_kb "$1/$3.meminfo") - $(slab_kb "$1/$2.meminfo")) * 1024 / $4))
 }
 
 established() {
@@ -223,9 +223,9 @@ case_mem() {
 		say "$tag: memory, $n conns held: FAILED; see $dir/client.txt and server.txt"
 		return 1
 	fi
-	say "$tag: memory, $n conns: Slab +$(per_conn "$dir" base held "$n") B/conn held," \
-		"+$(per_conn "$dir" base timewait "$n") in timewait," \
-		"+$(per_conn "$dir" base after "$n") after it"
+	say "$tag: memory, $n conns: Slab $(per_conn "$dir" base held "$n") B/conn held," \
+		"$(per_conn "$dir" base timewait "$n") in timewait," \
+		"$(per_conn "$dir" base after "$n") after it"
 }
 
 # ---- storm ------------------------------------------------------------------

@@ -115,6 +115,16 @@ class Results:
         v = self.values.get(key, {}).get(module, [])
         return (statistics.median(v), len(v)) if v else (None, 0)
 
+    def spread(self, key):
+        """The larger of the two modules' (max - min) / median, in %."""
+        worst = None
+        for v in self.values.get(key, {}).values():
+            med = statistics.median(v) if len(v) > 1 else 0
+            if med > 0:
+                s = 100.0 * (max(v) - min(v)) / med
+                worst = s if worst is None else max(worst, s)
+        return "-" if worst is None else "%d%%" % round(worst)
+
 
 def visits(out):
     found = []
@@ -230,8 +240,9 @@ def table(res, sections, rounds, title):
     lines = [title]
     w1 = max([len(k[1]) for k in res.order if k[0] in sections] + [10])
     w2 = max([len(k[2]) for k in res.order if k[0] in sections] + [10])
-    lines.append("%-7s %-*s  %-*s %9s %9s %10s" % (
-        "case", w1, "", w2, "metric (median)", "ours", "stock", "stock/ours"))
+    lines.append("%-7s %-*s  %-*s %9s %9s %10s %7s" % (
+        "case", w1, "", w2, "metric (median)", "ours", "stock", "stock/ours",
+        "spread"))
     last = None
     short = False
     rows = 0
@@ -254,13 +265,16 @@ def table(res, sections, rounds, title):
             ratio = "%.2f" % (s / o)
         mark = lambda n: "*" if n < rounds else " "
         short = short or no < rounds or ns < rounds
-        lines.append("%-7s %-*s  %-*s %8s%s %8s%s %10s" % (
+        lines.append("%-7s %-*s  %-*s %8s%s %8s%s %10s %7s" % (
             sec if last is None or sec != last[0] else "", w1,
             case if (sec, case) != last else "", w2, metric,
-            fmt(o), mark(no), fmt(s), mark(ns), ratio))
+            fmt(o), mark(no), fmt(s), mark(ns), ratio, res.spread(key)))
         last = (sec, case)
     if short:
         lines.append("* from fewer rounds than were run: the case failed in some")
+    if rounds > 1:
+        lines.append("spread: (max - min) / median over the rounds, the larger of the"
+                     " two modules'")
     return lines
 
 
