@@ -20,6 +20,10 @@
 #   vm ours:     the VM suite on our module, one line per test
 #   vm stock:    the same suite on the stock module (the baseline); its
 #                known failures are "not ok ... # TODO" and count as passed
+#
+# While a step runs, the progress lines of the tools ("# [TIME] what", the
+# root's creation, the KUnit build and boot, each VM test as it starts)
+# show on the terminal as well as in the step's log.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/testing/vm/config.sh
@@ -29,6 +33,15 @@ logs=$src/out/check
 mkdir -p "$logs"
 
 n=0 passed=0 failed=0
+
+note() { printf '# [%(%T)T] %s\n' -1 "$*"; }
+
+# progress [MODE]: pass on the progress lines of a step's output, with
+# "vm:" made "vm MODE:".
+progress() {
+	grep --line-buffered -E '^# \[[0-9]{2}:[0-9]{2}:[0-9]{2}\] ' |
+		sed -u -E "s/^(# \[[0-9:]{8}\] )vm: /\1vm${1:+ $1}: /"
+}
 
 # line OK TEXT: print and count one TAP line.
 line() {
@@ -47,15 +60,16 @@ step() {
 	local id=$1 desc=$2 t0 rc
 	shift 2
 	t0=$(date +%s)
-	"$@" >"$logs/$id.log" 2>&1
-	rc=$?
-	if [ $rc = 0 ]; then
+	note "check: $desc"
+	"$@" 2>&1 | tee "$logs/$id.log" | progress
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" = 0 ]; then
 		line 1 "$desc ($(($(date +%s) - t0))s)"
 	else
 		line 0 "$desc ($(($(date +%s) - t0))s, exit $rc, log out/check/$id.log)"
 		tail -n 15 "$logs/$id.log" | sed 's/^/# /'
 	fi
-	return $rc
+	return "$rc"
 }
 
 # vm MODE: run the VM suite and turn its results into check lines.
@@ -63,7 +77,9 @@ vm() {
 	local mode=$1 flag='' t0 res r
 	[ "$mode" = stock ] && flag=--stock
 	t0=$(date +%s)
-	"$here/vm/run.sh" $flag --out "$logs/vm-$mode" >"$logs/vm-$mode.log" 2>&1
+	note "check: the VM suite on the $mode module"
+	"$here/vm/run.sh" $flag --out "$logs/vm-$mode" 2>&1 | tee "$logs/vm-$mode.log" |
+		progress "$mode"
 	res=$logs/vm-$mode/results.tap
 	if [ ! -f "$logs/vm-$mode/done" ]; then
 		line 0 "vm $mode: the VM run did not finish (log out/check/vm-$mode.log)"

@@ -14,6 +14,9 @@
 # --debug uses debug.kunitconfig (KASAN, lockdep, kmemleak, debugobjects)
 # with its own build directory and fails on any report of theirs in the
 # kernel log, even when every test case passed.
+#
+# While it works it says what it is doing in "# [TIME] kunit: ..." lines
+# on stderr.
 set -euo pipefail
 
 KUNIT_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -54,6 +57,8 @@ else
 fi
 
 log() { echo "kunit: $*" >&2; }
+# Progress lines: "# [TIME] kunit: what".
+note() { printf '# [%(%T)T] kunit: %s\n' -1 "$*" >&2; }
 
 # The sid root holds the source package, the compiler and QEMU.
 "$VM_DIR/mkroot.sh" >&2
@@ -74,7 +79,7 @@ unpack_tree() {
 	   [ "$(cat "$TREE/.ib_cm-unpacked")" = "$want" ]; then
 		return
 	fi
-	log "unpacking $SRC_TARBALL into $TREE (once, about 1.8 GB)"
+	note "unpacking $SRC_TARBALL into $TREE (once, about 1.8 GB)"
 	mkdir -p "$CACHE"
 	rm -rf "$TREE" "$APPLIED" "$CACHE/pristine-$SRC_SERIES" "$CACHE/build" \
 		"$CACHE/build-debug"
@@ -131,7 +136,7 @@ apply_series() {
 		fi
 	done <"$APPLIED/.list"
 	set -- "$SERIES"/*.patch
-	log "applied the $# patches of make patch to $TREE"
+	note "applied the $# patches of make patch to $TREE"
 }
 
 mkdir -p "$CACHE"
@@ -181,9 +186,38 @@ in_root() {
 	' inroot "$IBCM_ROOT" "$CACHE" "$VM_DIR/inroot.sh" "$@"
 }
 
+# follow FILE: while kunit.py runs, show its own time-stamped lines
+# (configuring, building, starting the kernel) as they come, and every two
+# minutes without one that it is still at it, until FILE.stop appears.
+follow() {
+	local l part='' what=started since last=0
+	since=$(date +%s)
+	exec 3<"$1"
+	while :; do
+		[ ! -e "$1.stop" ] || last=1
+		while IFS= read -r l <&3; do
+			l=$part$l part=''
+			if [[ $l =~ ^\[([0-9]{2}:[0-9]{2}:[0-9]{2})\]\ (.*) ]]; then
+				printf '# [%s] kunit: %s\n' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" >&2
+				what=${BASH_REMATCH[2]%% ...*} since=$(date +%s)
+			fi
+		done
+		part+=$l
+		[ $last = 0 ] || return 0
+		if [ $(($(date +%s) - since)) -ge 120 ]; then
+			note "still at it: $what ($(($(date +%s) - start)) s in)"
+			since=$(date +%s)
+		fi
+		sleep 1
+	done
+}
+
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+trap 'rm -f "$out" "$out.stop"; [ -z "${follower:-}" ] || kill "$follower" 2>/dev/null || true' EXIT
 start=$(date +%s)
+note "kunit.py run: $(basename "$KUNITCONFIG"), build in $BUILD"
+follow "$out" 9>&- &
+follower=$!
 set +e
 # shellcheck disable=SC2016 # expanded by the inner shell
 in_root bash -c '
@@ -199,6 +233,9 @@ in_root bash -c '
 	--raw_output=all "${EXTRA[@]}" "$@" >"$out" 2>&1
 status=$?
 set -e
+touch "$out.stop"
+wait "$follower" || true
+follower=
 
 # The raw log is kept next to the build; kunit.py parse prints the results
 # and fails when a case failed or the log is incomplete (a crash).
@@ -207,7 +244,7 @@ cp "$out" "$BUILD/ib_cm-kunit.log"
 in_root python3 "$TREE/tools/testing/kunit/kunit.py" parse \
 	"$BUILD/ib_cm-kunit.log" || status=1
 log "full log: $BUILD/ib_cm-kunit.log"
-log "took $(($(date +%s) - start)) s"
+note "took $(($(date +%s) - start)) s"
 
 if [ -n "$debug" ]; then
 	# Any report of the debugging facilities fails the run.

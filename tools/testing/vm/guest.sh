@@ -7,6 +7,9 @@
 #   results.tap      one TAP line per test
 #   tests/NAME.log   each test's own TAP output
 #   guest.log        this script's log; dmesg.txt  the whole kernel log
+#   progress         what it is doing, a line at each step, and the lines
+#                    of results.tap as "TAP: ..." in their order (run.sh
+#                    shows them as they come)
 #   done             written last; its absence means the run broke off
 #
 # usage: guest.sh ours|stock OUT [--demo | --bench | TEST...] [IBCM_NAME=VALUE...]
@@ -28,7 +31,11 @@ n=0
 # (or what it asks for; see run_test).
 test_timeout=300
 
-tap() { echo "$*" >>"$out/results.tap"; }
+tap() {
+	echo "$*" >>"$out/results.tap"
+	echo "TAP: $*" >>"$out/progress"
+}
+progress() { echo "$*" >>"$out/progress"; }
 
 # The VM's / is the sid root itself: install the module into a tmpfs
 # overlay so that nothing of it survives the VM, and a stock run sees only
@@ -85,6 +92,7 @@ module_identity() {
 	fi
 }
 
+# run_test SCRIPT OF: run one test, the n-th of OF.
 run_test() {
 	local t=$1 name rc line start limit
 	name=$(basename "$t" .sh)
@@ -93,6 +101,7 @@ run_test() {
 	limit=$(sed -n 's/^# ibcm-timeout: *\([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
 	limit=${limit:-$test_timeout}
 	echo "test $name: start $(date +%T)"
+	progress "vm: test $((n - 1)) of $2, $name, started"
 	start=$(date +%s)
 	IBCM_MODE=$mode timeout "$limit" "$t" >"$out/tests/$name.log" 2>&1
 	rc=$?
@@ -119,6 +128,7 @@ run_test() {
 
 mkdir -p "$out/tests"
 : >"$out/results.tap"
+progress "vm: guest up after $(cut -d' ' -f1 /proc/uptime)s; installing the $mode module"
 install_module
 module_identity
 
@@ -134,6 +144,7 @@ done
 set -- "${tests[@]}"
 
 if [ "${1:-}" = --demo ]; then
+	progress "vm: running the demo"
 	"$here/demo.sh" "$mode" >"$out/demo.txt" 2>&1
 elif [ "${1:-}" = --bench ]; then
 	"$here/../bench/guest-bench.sh" "$out"
@@ -141,14 +152,19 @@ else
 	if [ $# -eq 0 ]; then
 		set -- "$tests_dir"/*.sh
 	fi
+	tests=()
 	for t in "$@"; do
 		case $t in
 		*/lib.sh | lib.sh) continue ;;
 		*/*) ;;
 		*) t=$tests_dir/${t%.sh}.sh ;;
 		esac
-		run_test "$t"
+		tests+=("$t")
+	done
+	for t in "${tests[@]}"; do
+		run_test "$t" ${#tests[@]}
 	done
 fi
+progress "vm: tests done, saving the kernel log"
 dmesg >"$out/dmesg.txt"
 echo "$n" >"$out/done"

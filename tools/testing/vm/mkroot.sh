@@ -4,10 +4,13 @@
 # Create (or bring up to date) the Debian sid root filesystem in which the
 # module is built for Linux 7.2 and the VM tests run. The host's own apt
 # sources are never touched. Idempotent: a second run with the same package
-# list does nothing.
+# list does nothing.  While it works it says what it is doing in
+# "# [TIME] mkroot: ..." lines.
 set -euo pipefail
 # shellcheck source=tools/testing/vm/config.sh
 . "$(dirname "$0")/config.sh"
+
+note() { printf '# [%(%T)T] mkroot: %s\n' -1 "$*"; }
 
 pkgs=$(sed -e 's/#.*//' -e "s/@KVER@/$IBCM_KVER/" "$IBCM_VM_DIR/packages.txt" | xargs)
 want=$(printf '%s\n' "$pkgs" | sha256sum | cut -c1-16)
@@ -24,7 +27,7 @@ kscripts() {
 	if [ ! -f "$dir/.done" ]; then
 		tarball=$(find "$IBCM_ROOT/usr/src" -maxdepth 1 -name 'linux-source-*.tar.xz' | head -n1)
 		tarball=${tarball##*/}
-		echo "mkroot: extracting kernel scripts from $tarball"
+		note "extracting kernel scripts from $tarball"
 		rm -rf "$dir" && mkdir -p "$dir"
 		for f in $files; do pats+=("*/scripts/$f"); done
 		tar -xJf "$IBCM_ROOT/usr/src/$tarball" -C "$dir" --strip-components=2 \
@@ -43,21 +46,34 @@ fi
 
 need_host() {
 	command -v "$1" >/dev/null && return 0
-	echo "mkroot: installing $2 on the host"
+	note "installing $2 on the host"
 	apt-get update -qq && apt-get install -y -qq "$2" >/dev/null
 }
 need_host mmdebstrap mmdebstrap
 
+# stages: show mmdebstrap's "I: ..." lines, its stages, as progress lines;
+# everything else as it is.
+stages() {
+	local l
+	while IFS= read -r l; do
+		case $l in
+		I:*) note "${l#I: }" ;;
+		*) printf '%s\n' "$l" ;;
+		esac
+	done
+}
+
+t0=$(date +%s)
 mkdir -p "$IBCM_CACHE"
 if [ ! -x "$IBCM_ROOT/usr/bin/apt-get" ]; then
-	echo "mkroot: creating $IBCM_SUITE root in $IBCM_ROOT (about 2-5 minutes)"
+	note "creating the $IBCM_SUITE root in $IBCM_ROOT (about 2-5 minutes)"
 	rm -rf "$IBCM_ROOT.tmp"
 	mmdebstrap --variant=apt \
 		--aptopt='Acquire::Check-Valid-Until "false"' \
 		--dpkgopt='path-exclude=/usr/share/doc/*' \
 		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
 		--include="$(echo "$pkgs" | tr ' ' ',')" \
-		"$IBCM_SUITE" "$IBCM_ROOT.tmp" || {
+		"$IBCM_SUITE" "$IBCM_ROOT.tmp" 2>&1 | stages || {
 		echo "mkroot: mmdebstrap failed. If a package is missing, the archive may" >&2
 		echo "mkroot: have moved on from Linux $IBCM_KVER; inside a sid root run" >&2
 		echo "mkroot: 'apt-cache madison linux-image-amd64' to see what it offers." >&2
@@ -65,7 +81,7 @@ if [ ! -x "$IBCM_ROOT/usr/bin/apt-get" ]; then
 	}
 	mv "$IBCM_ROOT.tmp" "$IBCM_ROOT"
 else
-	echo "mkroot: package list changed, installing what is missing"
+	note "package list changed, installing what is missing"
 	"$IBCM_VM_DIR/inroot.sh" sh -c "apt-get -o Acquire::Check-Valid-Until=false update -qq && \
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs"
 fi
@@ -77,4 +93,4 @@ if [ ! -e "$IBCM_ROOT/lib/modules/$IBCM_KVER/build/Makefile" ]; then
 fi
 kscripts
 echo "$want" >"$stamp"
-echo "mkroot: ready ($(du -sh "$IBCM_ROOT" 2>/dev/null | cut -f1))"
+note "ready after $(($(date +%s) - t0))s ($(du -sh "$IBCM_ROOT" 2>/dev/null | cut -f1))"

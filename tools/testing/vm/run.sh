@@ -13,7 +13,8 @@
 #   project tree (the VM sees only the root and the tree).
 #   --bench runs the A/B benchmark of tools/testing/bench instead, in
 #   out/bench: the VM boots with the stock module and swaps ours in.
-# Prints the TAP lines as tests finish; exits non-zero if any test failed.
+# Prints the TAP lines as tests finish, and "# [TIME] ..." lines saying
+# what it is doing; exits non-zero if any test failed.
 # One VM at a time: concurrent runs wait for each other.
 set -euo pipefail
 # shellcheck source=tools/testing/vm/config.sh
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
 	--demo) demo=--demo ;;
 	--bench) bench=--bench mode=stock ;;
 	--out) out=$(realpath -m "$2"); shift ;;
-	-h | --help) sed -n '3,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -54,10 +55,13 @@ exec 9>"${TMPDIR:-/tmp}/ibcm-vm-$name.lock"
 flock 9
 t0=$(date +%s)
 
+# Progress lines: "# [TIME] what".
+note() { printf '# [%(%T)T] %s\n' -1 "$*"; }
+
 # The two cores are shared: never two VMs at once.
 exec 9>/tmp/ibcm-vm-run.lock
 if ! flock -n 9; then
-	echo "# waiting for another VM run to finish"
+	note "vm: waiting for another VM run to finish"
 	flock 9
 fi
 
@@ -66,6 +70,7 @@ rm -rf "$out"
 mkdir -p "$out/moddb" "$out/tests"
 
 if [ "$mode" = ours ] || [ -n "$bench" ]; then
+	note "vm: building the module against the root's $IBCM_KVER headers"
 	# Built against the root's headers even where the host runs 7.2: the
 	# VM boots the root's kernel.
 	"$IBCM_VM_DIR/inroot.sh" make -s -C "/lib/modules/$IBCM_KVER/build" M="$IBCM_SRC" modules
@@ -75,6 +80,7 @@ fi
 # The fuzz tests' tools, into out/fuzz (tools/testing/fuzz/Makefile).
 "$IBCM_VM_DIR/inroot.sh" make -s -C "$IBCM_SRC/tools/testing/fuzz"
 
+note "vm: depmod over the root's modules"
 # depmod over the root's module tree plus our updates/, in a private
 # overlay: the root itself is not changed.  The guest installs the result.
 # shellcheck disable=SC2016 # expanded by the inner shell
@@ -94,27 +100,55 @@ fi
 [ -z "$bench" ] || "$IBCM_SRC/tools/testing/bench/prepare.sh" "$out"
 t1=$(date +%s)
 
-echo "# booting Linux $IBCM_KVER ($mode ib_cm${bench:+ at boot, ours swapped in}), results in $out"
+note "vm: booting Linux $IBCM_KVER ($mode ib_cm${bench:+ at boot, ours swapped in}), results in $out"
 : >"$out/results.tap"
-progress=("$out/results.tap")
+: >"$out/progress"
+# follow: print the guest's progress lines as they come, with the time
+# they arrive, and its TAP lines as they are, until $out/.follow-stop
+# appears; then what is left, and return.
+follow() {
+	local l part='' last=0
+	exec 3<"$out/progress"
+	while :; do
+		[ ! -e "$out/.follow-stop" ] || last=1
+		while IFS= read -r l <&3; do
+			l=$part$l part=''
+			case $l in
+			"TAP: "*) echo "${l#TAP: }" ;;
+			*) note "$l" ;;
+			esac
+		done
+		# A line the guest has half written stays for the next round.
+		part+=$l
+		[ $last = 0 ] || return 0
+		sleep 1
+	done
+}
+# The follower must not keep the run's lock (fd 9) alive, and must not
+# outlive the run if it is interrupted.
+follow 9>&- &
+follower=$!
+tailer=''
 if [ -n "$bench" ]; then
 	: >"$out/bench.log"
-	progress+=("$out/bench.log")
+	tail -q -n +1 -F "$out/bench.log" 2>/dev/null 9>&- &
+	tailer=$!
 fi
-# The tailer must not keep the run's lock (fd 9) alive, and must not
-# outlive the run if it is interrupted.
-tail -q -n +1 -F "${progress[@]}" 2>/dev/null 9>&- &
-tailer=$!
-trap 'kill "$tailer" 2>/dev/null || true' EXIT
+trap 'kill "$follower" $tailer 2>/dev/null || true' EXIT
 # vng writes the console through /proc/self/fd/1; a pipe keeps it whole.
 # KVM here cannot run a stock kernel (ENVIRONMENT.md); inroot.sh hides
 # /dev/kvm and --disable-kvm makes QEMU use TCG.
 "$IBCM_VM_DIR/inroot.sh" timeout "$vm_timeout" vng --run "/boot/vmlinuz-$IBCM_KVER" \
 	--disable-kvm --memory "$memory" --cpus 2 --rwdir "$out" \
 	--exec "$IBCM_VM_DIR/guest.sh $mode $out $demo$bench $*" 2>&1 | cat >"$out/console.log" || true
-sleep 0.5
-kill "$tailer" 2>/dev/null || true
-wait "$tailer" 2>/dev/null || true
+touch "$out/.follow-stop"
+wait "$follower" 2>/dev/null || true
+rm -f "$out/.follow-stop"
+if [ -n "$tailer" ]; then
+	sleep 0.5
+	kill "$tailer" 2>/dev/null || true
+	wait "$tailer" 2>/dev/null || true
+fi
 t2=$(date +%s)
 
 if [ -n "$demo" ] && [ -f "$out/demo.txt" ]; then
