@@ -23,7 +23,8 @@
 #
 # While a step runs, the progress lines of the tools ("# [TIME] what", the
 # root's creation, the KUnit build and boot, each VM test as it starts)
-# show on the terminal as well as in the step's log.
+# show on the terminal as well as in the step's log.  The VMs and KUnit use
+# KVM where it works (vm/accel.sh), and the summary says which.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=tools/testing/vm/config.sh
@@ -99,7 +100,7 @@ vm() {
 		"not ok "*) line 0 "vm $mode: ${r#not ok * - } (log out/check/vm-$mode/tests/)" ;;
 		esac
 	done <"$res"
-	echo "# vm $mode: $(($(date +%s) - t0))s"
+	echo "# vm $mode: $(($(date +%s) - t0))s, QEMU with $IBCM_ACCEL"
 }
 
 # The scripts of this harness; other tools under tools/testing have their
@@ -114,6 +115,14 @@ lint() {
 
 echo "TAP version 13"
 if step root "sid root" "$here/vm/mkroot.sh"; then
+	# One verdict for every VM and KUnit boot of this run; a probe boot
+	# the first time (its notice goes to the terminal).
+	if ! IBCM_ACCEL=$("$here/vm/accel.sh" 2>"$logs/accel.log"); then
+		line 0 "choosing KVM or TCG (log out/check/accel.log)"
+		IBCM_ACCEL=tcg
+	fi
+	cat "$logs/accel.log"
+	export IBCM_ACCEL
 	if command -v shellcheck >/dev/null; then
 		step lint shellcheck lint
 	fi
@@ -134,5 +143,6 @@ if step root "sid root" "$here/vm/mkroot.sh"; then
 	vm ours
 	vm stock
 fi
+[ -z "${IBCM_ACCEL:-}" ] || echo "# QEMU with $IBCM_ACCEL (KVM where it works; IBCM_ACCEL=kvm|tcg overrides)"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -15,8 +15,9 @@
 # with its own build directory and fails on any report of theirs in the
 # kernel log, even when every test case passed.
 #
-# While it works it says what it is doing in "# [TIME] kunit: ..." lines
-# on stderr.
+# QEMU uses KVM where it works and TCG otherwise (../vm/accel.sh decides;
+# IBCM_ACCEL=kvm|tcg overrides).  While it works it says what it is doing
+# in "# [TIME] kunit: ..." lines on stderr.
 set -euo pipefail
 
 KUNIT_DIR=$(cd "$(dirname "$0")" && pwd)
@@ -172,9 +173,15 @@ if [ -n "$debug" ]; then
 	fi
 fi
 
+# kunit.py asks QEMU for KVM first: under TCG inroot.sh hides /dev/kvm
+# (a KVM that cannot run a stock kernel, like PVM's, would hang it) and
+# QEMU falls back to TCG.
+accel=$("$VM_DIR/accel.sh")
+if [ "$accel" = kvm ]; then
+	export IBCM_INROOT_KVM=1
+fi
+
 # Run a command in the sid root with the cache bound at the same path.
-# inroot.sh hides /dev/kvm (PVM cannot run a stock kernel), so QEMU falls
-# back to TCG.
 in_root() {
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	unshare -m --propagation private bash -c '
@@ -215,19 +222,19 @@ follow() {
 out=$(mktemp)
 trap 'rm -f "$out" "$out.stop"; [ -z "${follower:-}" ] || kill "$follower" 2>/dev/null || true' EXIT
 start=$(date +%s)
-note "kunit.py run: $(basename "$KUNITCONFIG"), build in $BUILD"
+note "kunit.py run: $(basename "$KUNITCONFIG"), build in $BUILD, QEMU with $accel"
 follow "$out" 9>&- &
 follower=$!
 set +e
 # shellcheck disable=SC2016 # expanded by the inner shell
 in_root bash -c '
 	set -e
-	[ ! -e /dev/kvm ] || [ "$(stat -c %t:%T /dev/kvm)" = 1:3 ] ||
+	[ "$1" = kvm ] || [ ! -e /dev/kvm ] || [ "$(stat -c %t:%T /dev/kvm)" = 1:3 ] ||
 		{ echo "kunit: /dev/kvm is not hidden" >&2; exit 1; }
-	cd "$1"
-	shift
+	cd "$2"
+	shift 2
 	exec python3 tools/testing/kunit/kunit.py run "$@"
-' kunit "$TREE" --kunitconfig="$KUNITCONFIG" \
+' kunit "$accel" "$TREE" --kunitconfig="$KUNITCONFIG" \
 	--build_dir="$BUILD" --jobs=2 --timeout="$TIMEOUT" \
 	--make_options="CC=$KCC" --make_options="HOSTCC=$KCC" \
 	--raw_output=all "${EXTRA[@]}" "$@" >"$out" 2>&1
@@ -244,7 +251,7 @@ cp "$out" "$BUILD/ib_cm-kunit.log"
 in_root python3 "$TREE/tools/testing/kunit/kunit.py" parse \
 	"$BUILD/ib_cm-kunit.log" || status=1
 log "full log: $BUILD/ib_cm-kunit.log"
-note "took $(($(date +%s) - start)) s"
+note "took $(($(date +%s) - start)) s, QEMU with $accel"
 
 if [ -n "$debug" ]; then
 	# Any report of the debugging facilities fails the run.

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Boot Linux 7.2 from the sid root under QEMU (TCG) with virtme-ng and run
-# the ib_cm selftests in it, on our freshly built module or (--stock) on
-# the stock one.  Everything the run leaves is in out/vm/MODE/.
+# Boot Linux 7.2 from the sid root under QEMU with virtme-ng and run the
+# ib_cm selftests in it, on our freshly built module or (--stock) on the
+# stock one.  Everything the run leaves is in out/vm/MODE/.  QEMU uses KVM
+# where it works, TCG otherwise (accel.sh; IBCM_ACCEL=kvm|tcg decides).
 #
 # usage: run.sh [--stock] [--demo] [--bench] [--out DIR] [TEST...]
 #               [IBCM_NAME=VALUE...]
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
 	--demo) demo=--demo ;;
 	--bench) bench=--bench mode=stock ;;
 	--out) out=$(realpath -m "$2"); shift ;;
-	-h | --help) sed -n '3,18s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -66,6 +67,8 @@ if ! flock -n 9; then
 fi
 
 "$IBCM_VM_DIR/mkroot.sh"
+# This run holds the lock that a probe boot would take.
+accel=$(IBCM_VM_LOCKED=1 "$IBCM_VM_DIR/accel.sh")
 rm -rf "$out"
 mkdir -p "$out/moddb" "$out/tests"
 
@@ -100,7 +103,7 @@ note "vm: depmod over the root's modules"
 [ -z "$bench" ] || "$IBCM_SRC/tools/testing/bench/prepare.sh" "$out"
 t1=$(date +%s)
 
-note "vm: booting Linux $IBCM_KVER ($mode ib_cm${bench:+ at boot, ours swapped in}), results in $out"
+note "vm: booting Linux $IBCM_KVER ($mode ib_cm${bench:+ at boot, ours swapped in}, $accel), results in $out"
 : >"$out/results.tap"
 : >"$out/progress"
 # follow: print the guest's progress lines as they come, with the time
@@ -136,10 +139,15 @@ if [ -n "$bench" ]; then
 fi
 trap 'kill "$follower" $tailer 2>/dev/null || true' EXIT
 # vng writes the console through /proc/self/fd/1; a pipe keeps it whole.
-# KVM here cannot run a stock kernel (ENVIRONMENT.md); inroot.sh hides
-# /dev/kvm and --disable-kvm makes QEMU use TCG.
+# Under TCG inroot.sh hides /dev/kvm and --disable-kvm keeps QEMU off it.
+if [ "$accel" = kvm ]; then
+	export IBCM_INROOT_KVM=1
+	accel_opt=()
+else
+	accel_opt=(--disable-kvm)
+fi
 "$IBCM_VM_DIR/inroot.sh" timeout "$vm_timeout" vng --run "/boot/vmlinuz-$IBCM_KVER" \
-	--disable-kvm --memory "$memory" --cpus 2 --rwdir "$out" \
+	"${accel_opt[@]}" --memory "$memory" --cpus 2 --rwdir "$out" \
 	--exec "$IBCM_VM_DIR/guest.sh $mode $out $demo$bench $*" 2>&1 | cat >"$out/console.log" || true
 touch "$out/.follow-stop"
 wait "$follower" 2>/dev/null || true
@@ -154,7 +162,7 @@ t2=$(date +%s)
 if [ -n "$demo" ] && [ -f "$out/demo.txt" ]; then
 	cat "$out/demo.txt"
 fi
-echo "# prepare $((t1 - t0))s, VM $((t2 - t1))s"
+echo "# prepare $((t1 - t0))s, VM $((t2 - t1))s, QEMU with $accel"
 # The benchmark's table is what the run is for: it comes last, also from
 # a run that broke off.
 bench_report() {
