@@ -78,6 +78,27 @@ else
 	@exit 1
 endif
 
+# The same as a DKMS package (tools/dkms/dkms.sh): sources in
+# /usr/src/ib_cm-VERSION, built by DKMS for this kernel and again for every
+# new 7.2 kernel, installed to updates/dkms.  VERSION is this base, plus the
+# commit where the tree is a git checkout ("make version" prints it).
+IBCM_VERSION_BASE := 0.1
+
+version:
+	@$(SRC)/tools/dkms/dkms.sh version $(IBCM_VERSION_BASE)
+
+dkms-install:
+ifeq ($(NATIVE),1)
+	$(SRC)/tools/dkms/dkms.sh install $(IBCM_VERSION_BASE) $(KVER)
+else
+	@echo "dkms-install: no Linux 7.2 build tree at $(KDIR); DKMS would build" >&2
+	@echo "dkms-install: for this host's kernel, which is not 7.2." >&2
+	@exit 1
+endif
+
+dkms-remove:
+	$(SRC)/tools/dkms/dkms.sh remove
+
 # Without the sid root there is nothing kbuild could have built here.
 clean:
 ifeq ($(NATIVE),1)
@@ -110,7 +131,8 @@ stress:
 	IBCM_VM_TIMEOUT=3600 $(VM)/run.sh --stock --out $(SRC)/out/vm/stress-stock $(STRESS) $(STRESS_ARGS) || rc=1; \
 	exit $$rc
 
-.PHONY: all modules werror sparse checkpatch patch install clean demo bench vm-test check stress
+.PHONY: all modules werror sparse checkpatch patch install version dkms-install \
+	dkms-remove clean demo bench vm-test check stress
 
 # Section 9 man pages of the API, into out/man/man9.
 man:

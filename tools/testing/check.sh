@@ -109,6 +109,7 @@ lint() {
 	cd "$src" && shellcheck -x -P SCRIPTDIR .ci/run tools/testing/check.sh \
 		tools/testing/checkpatch.sh tools/testing/vm/*.sh \
 		tools/testing/patch/*.sh tools/testing/kunit/*.sh tools/testing/bench/*.sh \
+		tools/dkms/*.sh \
 		tools/testing/selftests/ib_cm/*.sh \
 		tools/testing/selftests/ib_cm/stress/*.sh
 }
