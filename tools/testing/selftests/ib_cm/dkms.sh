@@ -84,15 +84,17 @@ own_tree() {
 		"$(cd "$mods" && echo modules.*)"
 }
 
-# Back to the harness's tree, however the test ends.
+# Back to the harness's tree, however the test ends.  udevd keeps the
+# module indexes it last read open, those of the test's tree: detach the
+# tmpfs at once (it goes when udevd lets go; udevd notices new indexes).
 own_mounted=''
 restore_tree() {
 	unload ib_cm
 	if [ -n "$own_mounted" ]; then
-		umount "$mods" && own_mounted=
+		umount -l "$mods" && own_mounted=
 	fi
 	if mountpoint -q "$full"; then
-		umount "$full" && rmdir "$full"
+		umount -l "$full" && rmdir "$full"
 	fi
 }
 trap 'restore_tree; cleanup' EXIT
