@@ -7,8 +7,11 @@
 # retries allow: under loss connected or failed (the reason is logged, a
 # CM error event or a transport error), under delay, duplication and
 # reordering connected; nothing hangs.
-# Under loss the CM retries; afterwards no id is left (ours: the id
-# listing is empty once timewait ends) and every module unloads.
+# Under loss the CM retries, also the DREQ of an id destroyed while
+# connected (rping's and ucmatose's ends exit without waiting for the
+# DREP; the stock module sends that DREQ once, so its peer may wait
+# forever); afterwards no id is left (ours: the id listing is empty once
+# timewait ends) and every module unloads.
 #
 #   IBCM_NETEM_ROUNDS  rounds of the whole set (default 1; make stress
 #                      runs more, to catch a failure that is rare)
@@ -111,8 +114,10 @@ for round in $(seq "$ROUNDS"); do
 	snap rxe0
 	snap rxe1
 	impair loss 20%
+	stock_known_failure "the DREQ sent when a connected id is destroyed is never retried; a peer that loses it waits for the disconnect forever"
 	check "$r, 20% loss: rping x10 finish in time" rpings
 	check "$r, 20% loss: ucmatose -c 20 finishes in time" ucmatose20
+	stock_known_failure ""
 	check "$r, 20% loss: udaddy (SIDR) finishes in time" udaddy4
 	n=$(retries)
 	check "$r, 20% loss: the CM retried ($n resends)" test "$n" -gt 0
