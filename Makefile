@@ -121,10 +121,12 @@ vm-test:
 check:
 	$(SRC)/tools/testing/check.sh
 
-# The long fuzz run (a million hostile MADs), on our module and then on the
-# stock one; not part of "make check".  Results in out/vm/stress-MODE/.
-# STRESS_ARGS="IBCM_FUZZ_RATE=0 ..." sets the test's parameters.
-STRESS := $(SRC)/tools/testing/selftests/ib_cm/stress/fuzz_long.sh
+# The long runs: fuzzing (a million hostile MADs) and loss (five rounds of
+# lossy_wire), on our module and then on the stock one; not part of "make
+# check".  Results in out/vm/stress-MODE/.  STRESS_ARGS="IBCM_FUZZ_RATE=0
+# IBCM_NETEM_ROUNDS=10 ..." sets the tests' parameters.
+STRESS := $(SRC)/tools/testing/selftests/ib_cm/stress/fuzz_long.sh \
+	$(SRC)/tools/testing/selftests/ib_cm/stress/lossy_long.sh
 stress:
 	@rc=0; \
 	IBCM_VM_TIMEOUT=3600 $(VM)/run.sh --out $(SRC)/out/vm/stress-ours $(STRESS) $(STRESS_ARGS) || rc=1; \
