@@ -81,12 +81,11 @@ g init -q
 g_commit <<<"Linux $series (linux-source-$series)"
 g tag base
 
-# 0001: the CM itself.
-cp "$IBCM_SRC/cm.c" "$IBCM_SRC/cm_msgs.h" "$IBCM_SRC/cm_trace.h" "$repo/$CORE/"
-cp "$IBCM_SRC/include/rdma/ib_cm.h" "$repo/include/rdma/ib_cm.h"
-rm "$repo/$CORE/cm_trace.c"
-python3 - "$repo" <<'EOF'
-import sys
+# edit_tree: run the Python on stdin in $repo, where edit(PATH, OLD, NEW)
+# replaces the one OLD in PATH with NEW (and fails if OLD is not there
+# exactly once).
+edit_tree() {
+	python3 -c "import sys
 repo = sys.argv[1]
 def edit(path, old, new):
     p = repo + '/' + path
@@ -94,6 +93,14 @@ def edit(path, old, new):
     if s.count(old) != 1:
         sys.exit('mkpatch: %s: cannot find %r' % (path, old))
     open(p, 'w').write(s.replace(old, new))
+$(cat)" "$repo"
+}
+
+# 0001: the CM itself.
+cp "$IBCM_SRC/cm.c" "$IBCM_SRC/cm_msgs.h" "$IBCM_SRC/cm_trace.h" "$repo/$CORE/"
+cp "$IBCM_SRC/include/rdma/ib_cm.h" "$repo/include/rdma/ib_cm.h"
+rm "$repo/$CORE/cm_trace.c"
+edit_tree <<'EOF'
 edit('drivers/infiniband/core/Makefile',
      'ib_cm-y :=\t\t\tcm.o cm_trace.o\n',
      'ib_cm-y :=\t\t\tcm.o\nCFLAGS_cm.o +=\t\t\t-I$(src)\n')
@@ -127,15 +134,7 @@ EOF
 # 0002: the KUnit suites and their Kconfig symbol.
 cp "$IBCM_SRC/tools/testing/kunit/cm_kunit.c" \
 	"$IBCM_SRC/tools/testing/kunit/cm_kunit_proto.c" "$repo/$CORE/"
-python3 - "$repo" <<'EOF'
-import sys
-repo = sys.argv[1]
-def edit(path, old, new):
-    p = repo + '/' + path
-    s = open(p).read()
-    if s.count(old) != 1:
-        sys.exit('mkpatch: %s: cannot find %r' % (path, old))
-    open(p, 'w').write(s.replace(old, new))
+edit_tree <<'EOF'
 edit('drivers/infiniband/Kconfig', '\nconfig INFINIBAND_USER_MAD\n',
      '\nconfig INFINIBAND_CM_KUNIT_TEST\n'
      '\ttristate "KUnit tests for the InfiniBand Communication Manager" if !KUNIT_ALL_TESTS\n'

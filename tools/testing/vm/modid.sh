@@ -6,6 +6,7 @@
 # file_build_id FILE: FILE may be xz-compressed, as the stock modules are.
 file_build_id() {
 	local f=$1 tmp=/run/ibcm/probe.ko
+	mkdir -p /run/ibcm
 	case $f in
 	*.xz) xz -dc "$f" >"$tmp" && f=$tmp ;;
 	esac

@@ -33,20 +33,10 @@ full=/run/ibcm-dkms-full
 # module tree comes back.
 make_timeout=240
 
-# The GNU build ID of a module file, compressed or not, and of the loaded
-# module.
-file_build_id() {
-	local f=$1
-	case $f in
-	*.xz) xz -dc "$f" >"$T/id.ko" && f=$T/id.ko ;;
-	esac
-	readelf -n "$f" | awk '/Build ID:/ { print $3 }'
-}
-
-live_build_id() {
-	od -An -tx1 -v /sys/module/ib_cm/notes/.note.gnu.build-id |
-		tr -d ' \n' | tail -c 40
-}
+# file_build_id FILE and live_build_id: the GNU build ID of a module
+# file, compressed or not, and of the loaded module.
+# shellcheck source=tools/testing/vm/modid.sh
+. "$src/tools/testing/vm/modid.sh"
 
 # unload MOD: MOD and, first, everything that uses it.
 unload() {
