@@ -167,9 +167,9 @@ case_perf() {
 
 # ---- memory -----------------------------------------------------------------
 
-# quiesce: leave the dentries and inodes of earlier cases out of the
+# settle_memory: leave the dentries and inodes of earlier cases out of the
 # memory figures; they are freed after an RCU grace period.
-quiesce() {
+settle_memory() {
 	sync
 	echo 2 >/proc/sys/vm/drop_caches
 	sleep 3
@@ -198,7 +198,7 @@ established() {
 case_mem() {
 	local dir=$1/mem n=$BENCH_MEM_CONNS spid cpid rc=0
 	mkdir -p "$dir"
-	quiesce
+	settle_memory
 	snapshot "$dir" base
 	"${PEER[@]}" "$out/cmhold" -l "$IP1" -p "$HOLD_PORT" -c "$n" \
 		-T "$HOLD_TIMEOUT" >"$dir/server.txt" 2>&1 &
@@ -250,7 +250,7 @@ case_storm() {
 	local dir=$1/storm rc
 	mkdir -p "$dir" "$VERBS_D"
 	cp /etc/libibverbs.d/rxe.driver "$VERBS_D/"
-	quiesce
+	settle_memory
 	snap rxe0
 	snap rxe1
 	# shellcheck disable=SC2016 # expanded by the inner shell
