@@ -4,9 +4,10 @@
 # <debugfs>/ib_cm/ids lists the live ids: the listener of a cm_peer
 # server, then N connections that a cm_peer client holds open, ESTABLISHED
 # on rxe0 (passive) and rxe1 (active) with the service ID of the port;
-# after both exit every line goes (the timewait records end too).  The stock module has no listing.  Also: the
-# state names of the ib_cma tracepoints resolve to numbers for perf and
-# trace-cmd, on either module.
+# after both exit every line goes (the timewait records end too).  The
+# stock module has no listing.  Also: the state names of the ib_cma
+# tracepoints resolve to numbers for perf and trace-cmd, on either module,
+# and on ours the cause names of icm_state.
 # shellcheck source=tools/testing/selftests/ib_cm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -27,10 +28,16 @@ if [ "$IBCM_MODE" = stock ]; then
 	check "stock: there is no id listing" test ! -e "$ids"
 	finish
 fi
+fmt=$(cat /sys/kernel/tracing/events/ib_cma/icm_state/format)
+check "icm_state's cause names have values ($(grep -o '{ [^}]*"DESTROY" }' <<<"$fmt"))" \
+	grep -qE '\{ 27, "DESTROY" \}' <<<"$fmt"
 check "the listing exists, readable by root alone" \
 	test "$(stat -c %a "$ids" 2>&1)" = 400
 
-[ -x "$FUZZ_BIN/cm_peer" ] || skip_all "no cm_peer in $FUZZ_BIN (run.sh builds it)"
+if [ ! -x "$FUZZ_BIN/cm_peer" ]; then
+	check "cm_peer is built in $FUZZ_BIN (run.sh builds it)" false
+	finish
+fi
 
 # cm_peer holds its connections (no QPs) until it is told to go.
 spawn server "$FUZZ_BIN/cm_peer" -s -a "$IP0" -p $PORT
