@@ -1026,27 +1026,45 @@ out:
 	return ret;
 }
 
-/* Fill @av to answer the sender of a received MAD.  May sleep. */
+/*
+ * Fill @av to answer the sender of a received MAD, and, if @make_ah, make
+ * its address handle (a REQ's id takes the path of the REQ instead and
+ * needs one only to reject it: cm_av_make_ah()).  May sleep.
+ */
 static int cm_av_from_wc(struct cm_av *av, struct cm_port *port,
-			 struct ib_mad_recv_wc *recv_wc)
+			 struct ib_mad_recv_wc *recv_wc, bool make_ah)
 {
 	struct rdma_ah_attr ah_attr = {};
-	struct cm_ah *ah;
+	struct cm_ah *ah = NULL;
 	int ret;
 
 	ret = cm_tp_ah_from_wc(port, recv_wc, &ah_attr);
 	if (ret)
 		return ret;
-	ah = cm_ah_create(port, &ah_attr);
-	if (IS_ERR(ah)) {
-		rdma_destroy_ah_attr(&ah_attr);
-		return PTR_ERR(ah);
+	if (make_ah) {
+		ah = cm_ah_create(port, &ah_attr);
+		if (IS_ERR(ah)) {
+			rdma_destroy_ah_attr(&ah_attr);
+			return PTR_ERR(ah);
+		}
 	}
 	cm_av_set_ah(av, ah);
 	cm_av_set_port(av, port);
 	rdma_move_ah_attr(&av->ah_attr, &ah_attr);
 	av->pkey_index = recv_wc->wc->pkey_index;
 	return 0;
+}
+
+/* Give @av, filled without one, its address handle.  May sleep. */
+static void cm_av_make_ah(struct cm_av *av)
+{
+	struct cm_ah *ah;
+
+	if (av->ah || !av->port)
+		return;
+	ah = cm_ah_create(av->port, &av->ah_attr);
+	if (!IS_ERR(ah))
+		cm_av_set_ah(av, ah);
 }
 
 /* ---------------------------------------------------------------------
@@ -2602,6 +2620,7 @@ static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p,
 		union ib_gid gid;
 
 		/* Tell the peer which GID we would have answered from. */
+		cm_av_make_ah(&p->av);
 		if (cm_tp_port_gid(work->port, &gid))
 			ib_send_cm_rej(&p->id, IB_CM_REJ_INVALID_GID, NULL, 0,
 				       NULL, 0);
@@ -2808,7 +2827,8 @@ static void cm_recv_req(struct cm_id_priv *listen, struct cm_work *work)
 	/* Its own inputs wait until it has been handed over. */
 	cm_hold_work(p);
 
-	if (cm_av_from_wc(&p->av, work->port, work->recv_wc)) {
+	/* Only the REQ's path needs an address handle, unless it fails. */
+	if (cm_av_from_wc(&p->av, work->port, work->recv_wc, false)) {
 		cm_count_drop(work->port, CM_DROP_FIELD);
 		goto free;
 	}
@@ -3395,7 +3415,7 @@ static void cm_recv_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
 		p->sidr_gid = work->recv_wc->recv_buf.grh->sgid;
 	else
 		p->sidr_lid = wc->slid;
-	if (cm_av_from_wc(&p->av, work->port, work->recv_wc)) {
+	if (cm_av_from_wc(&p->av, work->port, work->recv_wc, true)) {
 		cm_count_drop(work->port, CM_DROP_FIELD);
 		goto free;
 	}

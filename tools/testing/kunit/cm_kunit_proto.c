@@ -2494,6 +2494,23 @@ static void one_address_handle_serves_a_connection(struct kunit *test)
 }
 
 /*
+ * The passive side too: the REQ's id answers along the REQ's path, so the
+ * way back that the work completion gives needs no handle of its own.
+ */
+static void a_passive_connection_makes_one_address_handle(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	int before = atomic_read(&fk->ahs_made);
+	struct ib_cm_id *id = fk_passive_established(fk);
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs_made), before + 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 1);
+	fk_destroy_answered(fk, id);
+	fk_end_timewaits(fk);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 0);
+}
+
+/*
  * When the device goes, the handles of ids nobody destroyed go with it
  * (the MAD layer frees their PD next); the ids cannot send any more, and
  * destroying them later destroys no handle twice.
@@ -2646,6 +2663,7 @@ static struct kunit_case fk_dup_cases[] = {
 	KUNIT_CASE(timewait_records_are_bounded),
 	KUNIT_CASE(listing_shows_ids_and_records),
 	KUNIT_CASE(one_address_handle_serves_a_connection),
+	KUNIT_CASE(a_passive_connection_makes_one_address_handle),
 	KUNIT_CASE(device_removal_destroys_live_handles),
 	KUNIT_CASE(repeated_dreq_before_the_drep_is_counted_only),
 	KUNIT_CASE(dreq_for_a_forgotten_connection_gets_a_drep),
