@@ -51,9 +51,10 @@ case $out in
 "$IBCM_SRC"/*) ;;
 *) echo "run.sh: --out must be inside $IBCM_SRC" >&2; exit 2 ;;
 esac
-# Runs of the same mode share $out: let them take turns.
-exec 9>"${TMPDIR:-/tmp}/ibcm-vm-$name.lock"
-flock 9
+# Runs of the same mode share $out: let them take turns.  Its own
+# descriptor: reopening 9 below would let go of it.
+exec 8>"${TMPDIR:-/tmp}/ibcm-vm-$name.lock"
+flock 8
 t0=$(date +%s)
 
 # Progress lines: "# [TIME] what".
@@ -127,14 +128,14 @@ follow() {
 		sleep 1
 	done
 }
-# The follower must not keep the run's lock (fd 9) alive, and must not
+# The follower must not keep the run's locks (fds 8, 9) alive, and must not
 # outlive the run if it is interrupted.
-follow 9>&- &
+follow 8>&- 9>&- &
 follower=$!
 tailer=''
 if [ -n "$bench" ]; then
 	: >"$out/bench.log"
-	tail -q -n +1 -F "$out/bench.log" 2>/dev/null 9>&- &
+	tail -q -n +1 -F "$out/bench.log" 2>/dev/null 8>&- 9>&- &
 	tailer=$!
 fi
 trap 'kill "$follower" $tailer 2>/dev/null || true' EXIT
