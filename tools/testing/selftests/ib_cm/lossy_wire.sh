@@ -51,13 +51,37 @@ outcome() {
 	[ "$rc" -ne 124 ] && [ "$secs" -le "$LIMIT" ]
 }
 
-# timed NAME CMD...: run a client, then judge it with outcome.
+# stuck PID: log what a client that runs too long is waiting for: the
+# CM's ids (ours), both devices' counters, the kernel stacks of its tasks.
+stuck() {
+	local p
+	if [ -e "$IDS" ]; then
+		sed 's/^/# ids: /' "$IDS" | head -n 80
+	fi
+	show_counters rxe0
+	show_counters rxe1
+	for p in $1 $(pgrep -P "$1"); do
+		sed "s/^/# [$p] /" "/proc/$p/stack" 2>/dev/null
+	done
+}
+
+# timed NAME CMD...: run a client, line-buffered so that even a killed one
+# leaves its output.  One still running after LIMIT seconds is stuck: its
+# state is logged and it is killed.  Then judge it with outcome.
 timed() {
-	local name=$1 t0 rc
+	local name=$1 t0 pid rc=0
 	shift
 	t0=$(date +%s)
-	run "$name" "$@"
-	rc=$?
+	log "run $name: $*"
+	stdbuf -oL -eL "$@" >"$T/$name.out" 2>&1 &
+	pid=$!
+	if ! finished "$pid" "$LIMIT"; then
+		log "$name still running after ${LIMIT}s"
+		stuck "$pid"
+		kill "$pid" 2>/dev/null
+	fi
+	wait "$pid" || rc=$?
+	sed "s/^/# $name: /" "$T/$name.out" | tail -n 40
 	outcome "$name" "$rc" $(($(date +%s) - t0))
 }
 
@@ -110,6 +134,8 @@ retries() {
 	echo $n
 }
 
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+IDS=/sys/kernel/debug/ib_cm/ids
 net_two
 for round in $(seq "$ROUNDS"); do
 	r="round $round/$ROUNDS"
@@ -143,12 +169,10 @@ for round in $(seq "$ROUNDS"); do
 	unimpair
 done
 
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-ids=/sys/kernel/debug/ib_cm/ids
-if [ -e $ids ]; then
+if [ -e "$IDS" ]; then
 	left=''
 	for _ in $(seq 100); do
-		left=$(tail -n +2 $ids)
+		left=$(tail -n +2 "$IDS")
 		[ -z "$left" ] && break
 		sleep 0.3
 	done
