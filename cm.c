@@ -4686,20 +4686,21 @@ static void cm_wind_down_locked(struct cm_id_priv *p, int err)
 		/* The user's DREQ goes on being retried, as above. */
 		break;
 	case IB_CM_TIMEWAIT:
+		/* The id gives way to a small record (entered later, too). */
+		cm_timewait_compact_locked(p);
+		break;
 	case IB_CM_IDLE:
 		break;
 	}
 	/*
 	 * Nothing more is sent along the id's own paths (late duplicates are
-	 * answered from the received MAD), so let go of the address vectors
-	 * now: an id may sit in timewait after this, and its GID attributes
-	 * must not outlive a device that is being removed meanwhile.  In
-	 * timewait, the id gives way to a small record.
+	 * answered from the received MAD; a retried DREQ has its own handle),
+	 * so let go of the address vectors now: an id may sit in timewait
+	 * after this, and its GID attributes must not outlive a device that
+	 * is being removed meanwhile.
 	 */
 	cm_av_release(&p->av);
 	cm_av_release(&p->alt_av);
-	if (p->id.state == IB_CM_TIMEWAIT)
-		cm_timewait_compact_locked(p);
 }
 
 /*
