@@ -15,7 +15,7 @@ N=8
 PORT=7471
 # rdma_cm's service ID: port space TCP (0x0106) and the port.
 SID=$(printf '0x00000000%04x%04x' 0x0106 $PORT)
-ids=/sys/kernel/debug/ib_cm/ids
+ids=$CM_IDS
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 mountpoint -q /sys/kernel/tracing || mount -t tracefs none /sys/kernel/tracing
 
@@ -67,12 +67,5 @@ check "cm_peer client disconnects and exits" settle client 30
 kill "$(cat "$T/server.pid")"
 check "cm_peer server exits" settle server 30
 
-left=''
-for _ in $(seq 150); do
-	left=$(tail -n +2 "$ids")
-	[ -z "$left" ] && break
-	sleep 0.2
-done
-check "afterwards nothing is listed" test -z "$left"
-[ -z "$left" ] || printf '%s\n' "$left" | sed 's/^/# left: /'
+check_no_ids "afterwards nothing is listed" 30
 finish

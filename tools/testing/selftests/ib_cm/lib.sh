@@ -368,6 +368,22 @@ reap() {
 	return $rc
 }
 
+# CM_IDS: our module's listing of its live ids (debugfs; none on stock).
+CM_IDS=/sys/kernel/debug/ib_cm/ids
+
+# check_no_ids DESC SECS: assert that within SECS seconds the id listing
+# is empty (timewait records included); what is left is logged.
+check_no_ids() {
+	local i left=''
+	for ((i = 0; i < $2 * 5; i++)); do
+		left=$(tail -n +2 "$CM_IDS")
+		[ -z "$left" ] && break
+		sleep 0.2
+	done
+	check "$1" test -z "$left"
+	[ -z "$left" ] || printf '%s\n' "$left" | sed 's/^/# left: /'
+}
+
 # finished PID SECS: wait up to SECS seconds for PID to go away.
 finished() {
 	local i

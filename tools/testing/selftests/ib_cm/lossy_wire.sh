@@ -55,8 +55,8 @@ outcome() {
 # CM's ids (ours), both devices' counters, the kernel stacks of its tasks.
 stuck() {
 	local p
-	if [ -e "$IDS" ]; then
-		sed 's/^/# ids: /' "$IDS" | head -n 80
+	if [ -e "$CM_IDS" ]; then
+		sed 's/^/# ids: /' "$CM_IDS" | head -n 80
 	fi
 	show_counters rxe0
 	show_counters rxe1
@@ -135,7 +135,6 @@ retries() {
 }
 
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-IDS=/sys/kernel/debug/ib_cm/ids
 net_two
 for round in $(seq "$ROUNDS"); do
 	r="round $round/$ROUNDS"
@@ -169,15 +168,8 @@ for round in $(seq "$ROUNDS"); do
 	unimpair
 done
 
-if [ -e "$IDS" ]; then
-	left=''
-	for _ in $(seq 100); do
-		left=$(tail -n +2 "$IDS")
-		[ -z "$left" ] && break
-		sleep 0.3
-	done
-	check "no id left once timewait is over" test -z "$left"
-	[ -z "$left" ] || printf '%s\n' "$left" | sed 's/^/# left: /'
+if [ -e "$CM_IDS" ]; then
+	check_no_ids "no id left once timewait is over" 30
 fi
 if [ -z "$hung" ]; then
 	rdma link delete rxe0
