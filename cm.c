@@ -43,8 +43,8 @@
  * when the callback returns.  An established id that is destroyed keeps
  * retrying its DREQ, without callbacks, until it reaches timewait.  An id
  * destroyed in timewait hands its comm IDs to a small struct cm_timewait
- * and is freed.  Memory is freed after
- * an RCU grace period when the last reference goes.
+ * and is freed.  Memory is freed after an RCU grace period when the last
+ * reference goes.
  *
  * Locking
  * -------
