@@ -580,6 +580,12 @@ static void cm_count_drop(struct cm_port *port, enum cm_drop_reason why)
 	atomic_long_inc(&port->drops[why]);
 }
 
+/* A received MAD could not be handled for @err, a field's or memory's. */
+static void cm_count_failure(struct cm_port *port, int err)
+{
+	cm_count_drop(port, err == -ENOMEM ? CM_DROP_NOMEM : CM_DROP_FIELD);
+}
+
 /* ---------------------------------------------------------------------
  * Devices and address vectors
  */
@@ -1822,7 +1828,9 @@ static void cm_cancel_msg(struct cm_id_priv *p)
 
 /*
  * A send buffer that answers the sender of @recv_wc, with no id.  Building
- * the address from the work completion may sleep: no locks held.
+ * the address from the work completion may sleep: no locks held.  Without
+ * memory for it the answer is lost as on the wire (the peer resends what
+ * it answers) and counted as a drop.
  */
 static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 						 struct ib_mad_recv_wc *recv_wc)
@@ -1833,14 +1841,21 @@ static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 	int ret;
 
 	ret = cm_tp_ah_from_wc(port, recv_wc, &ah_attr);
-	if (ret)
-		return ERR_PTR(ret);
+	if (ret) {
+		msg = ERR_PTR(ret);
+		goto out;
+	}
 	ah = cm_ah_create(port, &ah_attr);
 	rdma_destroy_ah_attr(&ah_attr);
-	if (IS_ERR(ah))
-		return ERR_CAST(ah);
+	if (IS_ERR(ah)) {
+		msg = ERR_CAST(ah);
+		goto out;
+	}
 	msg = cm_port_msg(port, false, 1, recv_wc->wc->pkey_index, ah);
 	cm_ah_put(ah);
+out:
+	if (PTR_ERR_OR_ZERO(msg) == -ENOMEM)
+		cm_count_failure(port, -ENOMEM);
 	return msg;
 }
 
@@ -2112,9 +2127,9 @@ static void cm_destroy(struct cm_id_priv *p, int err);
 static void cm_timewait_compact_locked(struct cm_id_priv *p);
 static void cm_wind_down_locked(struct cm_id_priv *p, int err);
 static void cm_disconnect_stale(struct cm_id_priv *old);
-static int cm_send_sidr_rep_locked(struct cm_id_priv *p,
-				   struct ib_cm_sidr_rep_param *param,
-				   enum cm_cause cause);
+static void cm_send_sidr_rep_locked(struct cm_id_priv *p,
+				    struct ib_cm_sidr_rep_param *param,
+				    enum cm_cause cause);
 
 /*
  * @p's callback has returned: no task is in it any more.  If it destroyed
@@ -2616,6 +2631,11 @@ static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p,
 	path[0].hop_limit = grh->hop_limit;
 
 	ret = cm_av_from_path(&p->av, &path[0], gid_attr);
+	if (ret == -ENOMEM) {
+		/* Not the path's fault: no REJ, the peer resends the REQ. */
+		cm_count_failure(work->port, ret);
+		return ret;
+	}
 	if (ret) {
 		union ib_gid gid;
 
@@ -2635,6 +2655,10 @@ static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p,
 
 	if (alt) {
 		ret = cm_av_from_path(&p->alt_av, &path[1], NULL);
+		if (ret == -ENOMEM) {
+			cm_count_failure(work->port, ret);
+			return ret;
+		}
 		if (ret) {
 			ib_send_cm_rej(&p->id, IB_CM_REJ_INVALID_ALT_GID,
 				       &path[0].sgid,
@@ -2792,6 +2816,7 @@ static void cm_recv_req(struct cm_id_priv *listen, struct cm_work *work)
 	struct ib_cm_event event = {};
 	struct sa_path_rec path[2];
 	struct cm_id_priv *p;
+	int ret;
 
 	if (!listen->is_listener) {
 		cm_dup_req(work, listen);
@@ -2828,8 +2853,9 @@ static void cm_recv_req(struct cm_id_priv *listen, struct cm_work *work)
 	cm_hold_work(p);
 
 	/* Only the REQ's path needs an address handle, unless it fails. */
-	if (cm_av_from_wc(&p->av, work->port, work->recv_wc, false)) {
-		cm_count_drop(work->port, CM_DROP_FIELD);
+	ret = cm_av_from_wc(&p->av, work->port, work->recv_wc, false);
+	if (ret) {
+		cm_count_failure(work->port, ret);
 		goto free;
 	}
 	if (!cm_match_req(work, p, listen) || cm_req_paths(work, p, path))
@@ -3397,6 +3423,7 @@ static void cm_recv_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
 	struct ib_cm_sidr_req_event_param *param = &event.param.sidr_req_rcvd;
 	struct cm_id_priv *p;
 	bool listening;
+	int ret;
 
 	p = cm_alloc_id(work->port->cm_dev->ib_device, NULL, NULL, false,
 			GFP_KERNEL);
@@ -3415,8 +3442,9 @@ static void cm_recv_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
 		p->sidr_gid = work->recv_wc->recv_buf.grh->sgid;
 	else
 		p->sidr_lid = wc->slid;
-	if (cm_av_from_wc(&p->av, work->port, work->recv_wc, true)) {
-		cm_count_drop(work->port, CM_DROP_FIELD);
+	ret = cm_av_from_wc(&p->av, work->port, work->recv_wc, true);
+	if (ret) {
+		cm_count_failure(work->port, ret);
 		goto free;
 	}
 
@@ -4565,26 +4593,32 @@ out:
 }
 EXPORT_SYMBOL(ib_send_cm_sidr_req);
 
-/* SIDR_REQ_RCVD: answer and return to IDLE.  p->lock held. */
-static int cm_send_sidr_rep_locked(struct cm_id_priv *p,
-				   struct ib_cm_sidr_rep_param *param,
-				   enum cm_cause cause)
+/* Post a SIDR_REP answering @p; p->lock held. */
+static int cm_post_sidr_rep_locked(struct cm_id_priv *p,
+				   struct ib_cm_sidr_rep_param *param)
 {
 	struct ib_mad_send_buf *msg;
-	int ret;
 
 	lockdep_assert_held(&p->lock);
 
 	msg = cm_alloc_msg(p, false);
-	if (IS_ERR(msg)) {
-		ret = PTR_ERR(msg);
-	} else {
-		cm_format_sidr_rep(msg->mad, p, param);
-		trace_icm_send_sidr_rep(&p->id);
-		ret = cm_post_oneshot(msg);
-	}
+	if (IS_ERR(msg))
+		return PTR_ERR(msg);
+	cm_format_sidr_rep(msg->mad, p, param);
+	trace_icm_send_sidr_rep(&p->id);
+	return cm_post_oneshot(msg);
+}
+
+/*
+ * SIDR_REQ_RCVD, for the CM's own reasons (@cause): answer if it can, and
+ * return to IDLE.  p->lock held.
+ */
+static void cm_send_sidr_rep_locked(struct cm_id_priv *p,
+				    struct ib_cm_sidr_rep_param *param,
+				    enum cm_cause cause)
+{
+	cm_post_sidr_rep_locked(p, param);
 	cm_reset_to_idle(p, cause);
-	return ret;
 }
 
 int ib_send_cm_sidr_rep(struct ib_cm_id *cm_id,
@@ -4601,10 +4635,14 @@ int ib_send_cm_sidr_rep(struct ib_cm_id *cm_id,
 		return -EINVAL;
 
 	spin_lock_irqsave(&p->lock, flags);
-	if (p->id.state != IB_CM_SIDR_REQ_RCVD)
+	if (p->id.state != IB_CM_SIDR_REQ_RCVD) {
 		ret = -EINVAL;
-	else
-		ret = cm_send_sidr_rep_locked(p, param, CM_SEND_SIDR_REP);
+	} else {
+		/* Unsent, the id still waits for its answer, as stock's. */
+		ret = cm_post_sidr_rep_locked(p, param);
+		if (!ret)
+			cm_reset_to_idle(p, CM_SEND_SIDR_REP);
+	}
 	spin_unlock_irqrestore(&p->lock, flags);
 	return ret;
 }

@@ -1063,6 +1063,8 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id,
  * @param: The answer.  Read during the call only.
  *
  * Afterwards @cm_id has served its purpose; the user still destroys it.
+ * If the answer could not be sent, @cm_id still waits for one: the call
+ * may be repeated, and destroying @cm_id answers with IB_SIDR_REJECT.
  *
  * Context: Any context; does not sleep.  May be called from @cm_id's
  * handler.
