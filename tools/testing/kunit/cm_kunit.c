@@ -2830,5 +2830,5 @@ kunit_test_suites(&cm_kunit_wire_suite, &cm_kunit_arith_suite,
 		  &cm_kunit_qp_suite, &cm_kunit_hostile_suite,
 		  &fk_active_suite, &fk_passive_suite, &fk_sidr_lap_suite,
 		  &fk_dup_suite, &fk_contract_suite, &fk_state_suite,
-		  &fk_flood_suite);
+		  &fk_flood_suite, &fk_fault_suite);
 
