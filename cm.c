@@ -152,7 +152,8 @@ struct cm_transport;
  * @cm_dev: the device this port belongs to
  * @mad_agent: sends and receives CM MADs on QP1
  * @rep_agent: send-only agent for REPs, so that REQs waiting in the MAD
- *	layer's flow-control window never starve the REPs that answer them
+ *	layer's flow-control window never starve the REPs that answer them,
+ *	and for the DREQs of destroyed ids (see cm_send_dreq_locked())
  * @port_num: the port number (from 1)
  * @counters: message counters, by group and attribute
  * @drops: received MADs dropped, by reason
@@ -3831,9 +3832,13 @@ static void cm_send_handler(struct ib_mad_agent *agent,
 		spin_lock_irqsave(&p->lock, flags);
 		if (p->msg == msg) {
 			p->msg = NULL;
-			/* Flushed: the agent is going away; nothing to tell. */
+			/*
+			 * Flushed: the agent is going away; nothing to tell,
+			 * unless the id is destroyed, which its DREQ ending
+			 * (in any way) takes to timewait.
+			 */
 			if (wc->status != IB_WC_SUCCESS &&
-			    wc->status != IB_WC_WR_FLUSH_ERR) {
+			    (wc->status != IB_WC_WR_FLUSH_ERR || p->destroyed)) {
 				p->err_state = p->msg_state;
 				p->err_status = wc->status;
 				cm_queue_own_input_locked(p, &p->err_in);
@@ -4345,6 +4350,12 @@ EXPORT_SYMBOL(ib_send_cm_rtu);
  * ESTABLISHED: send a retried DREQ, for @cause (the user, the CM for a
  * stale connection, or destroy).  If it cannot be posted, go to timewait
  * at once.  p->lock held.
+ *
+ * Destroy's DREQ goes out on the send-only agent, which the MAD layer's
+ * flow control leaves alone: a process that exits destroys all its
+ * connections at once, and on the CM agent all but the first 128 of
+ * their DREQs would wait for answers to those, or for their timeouts
+ * when the peers are gone; a device removed meanwhile drops them unsent.
  */
 static int cm_send_dreq_locked(struct cm_id_priv *p, const void *data,
 			       u8 len, enum cm_cause cause)
@@ -4355,7 +4366,7 @@ static int cm_send_dreq_locked(struct cm_id_priv *p, const void *data,
 	lockdep_assert_held(&p->lock);
 	/* A LAP in flight is abandoned. */
 	cm_cancel_msg(p);
-	msg = cm_alloc_msg(p, false);
+	msg = cm_alloc_msg(p, cause == CM_DESTROY);
 	if (IS_ERR(msg)) {
 		cm_enter_timewait(p, cause);
 		return PTR_ERR(msg);
@@ -4713,7 +4724,7 @@ static void cm_wind_down_locked(struct cm_id_priv *p, int err)
 		 * The DREQ is retried as if the user had sent it: a peer that
 		 * lost it would otherwise wait forever for the disconnect.
 		 * The id lives on, destroyed and silent, until the DREP, the
-		 * peer's DREQ or the last retry takes it to timewait.
+		 * peer's DREQ, the last retry or a flush takes it to timewait.
 		 */
 		cm_send_dreq_locked(p, NULL, 0, CM_DESTROY);
 		break;

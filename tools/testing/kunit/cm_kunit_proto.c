@@ -627,7 +627,7 @@ static void fk_clean(struct fk *fk)
 		if (fk->owned[i])
 			ib_destroy_cm_id(fk->owned[i]);
 	fk_settle(fk);
-	fk_end_timewaits(fk);
+	/* As the agents going away would; destroyed ids go to timewait. */
 	for (;;) {
 		spin_lock_irq(&fk->lock);
 		m = list_first_entry_or_null(&fk->posted, struct fk_msg, node);
@@ -637,6 +637,7 @@ static void fk_clean(struct fk *fk)
 		fk_complete(fk, m, IB_WC_WR_FLUSH_ERR);
 	}
 	fk_flush();
+	fk_end_timewaits(fk);
 	rcu_barrier();
 
 	/* Nothing of the fake device may be left behind. */
@@ -2243,10 +2244,12 @@ static void fk_destroy_answered(struct fk *fk, struct ib_cm_id *id)
 /*
  * A destroyed id retries its DREQ, silently: a peer that lost the first
  * is not left waiting for a disconnect.  The DREP, the peer's own DREQ
- * (answered by the CM) or the last retry ends it in a timewait record.
+ * (answered by the CM), the last retry or a flush (the device going away)
+ * ends it in a timewait record.
  */
 static const char * const fk_dreq_ends[] = {
 	"the DREP", "the peer's DREQ", "the last retry",
+	"a flush (the device goes)",
 };
 
 static void fk_dreq_end_desc(const char * const *end, char *desc)
@@ -2268,6 +2271,8 @@ static void destroy_retries_the_dreq_until_it_is_answered(struct kunit *test)
 
 	fk_destroy(fk, id);
 	FK_EXPECT_SENT(fk, fk->nsent, CM_DREQ_ATTR_ID);
+	/* Outside the CM agent's flow-control window. */
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->rep_agent);
 	m = fk_tracked(fk);
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	KUNIT_EXPECT_GT(test, m->buf.retries, 0);
@@ -2287,8 +2292,12 @@ static void destroy_retries_the_dreq_until_it_is_answered(struct kunit *test)
 				IBA_GET(CM_DREP_LOCAL_COMM_ID, FK_LAST(fk, drep)),
 				(u64)local);
 		break;
-	default:
+	case 2:
 		KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
+		break;
+	default:
+		fk_complete(fk, m, IB_WC_WR_FLUSH_ERR);
+		fk_settle(fk);
 		break;
 	}
 	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
