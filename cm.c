@@ -1727,22 +1727,23 @@ static void cm_free_msg(struct ib_mad_send_buf *msg)
 }
 
 /*
- * A send buffer on @port's CM agent, or its REP agent, addressed by @ah,
- * on which it takes a reference: -ENODEV once the device is going away.
+ * A send buffer on @port's CM agent, or (@send_only) its REP agent, which
+ * has no flow-control window (see struct cm_port), addressed by @ah, on
+ * which it takes a reference: -ENODEV once the device is going away.
  * The agent lock keeps the agent registered while the buffer is made.
  * Allocates atomically and creates no address handle: callers may hold
  * spinlocks.
  */
-static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port, bool rep,
-					   u32 remote_qpn, u16 pkey_index,
-					   struct cm_ah *ah)
+static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port,
+					   bool send_only, u32 remote_qpn,
+					   u16 pkey_index, struct cm_ah *ah)
 {
 	struct ib_mad_send_buf *msg = ERR_PTR(-ENODEV);
 	struct ib_mad_agent *agent;
 
 	/* Without a handle (cm_forget_ahs()) the device is going away. */
 	read_lock(&port->cm_dev->agent_lock);
-	agent = rep ? port->rep_agent : port->mad_agent;
+	agent = send_only ? port->rep_agent : port->mad_agent;
 	if (agent && ah && READ_ONCE(ah->ah))
 		msg = cm_tp_create_msg(port, agent, remote_qpn, pkey_index);
 	read_unlock(&port->cm_dev->agent_lock);
@@ -1756,17 +1757,18 @@ static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port, bool rep,
 }
 
 /*
- * A send buffer addressed along @p's primary path.  Called with p->lock
- * held.  The REP agent is used for REPs (see struct cm_port).
+ * A send buffer addressed along @p's primary path, on the REP agent if
+ * @send_only (REPs, and destroy's DREQs).  Called with p->lock held.
  */
-static struct ib_mad_send_buf *cm_alloc_msg(struct cm_id_priv *p, bool rep)
+static struct ib_mad_send_buf *cm_alloc_msg(struct cm_id_priv *p,
+					    bool send_only)
 {
 	struct ib_mad_send_buf *msg;
 
 	lockdep_assert_held(&p->lock);
 	if (!p->av.port)
 		return ERR_PTR(-EINVAL);
-	msg = cm_port_msg(p->av.port, rep, p->id.remote_cm_qpn,
+	msg = cm_port_msg(p->av.port, send_only, p->id.remote_cm_qpn,
 			  p->av.pkey_index, p->av.ah);
 	if (!IS_ERR(msg) && !p->tid)
 		p->tid = cm_new_tid();
@@ -1856,7 +1858,7 @@ static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 	cm_ah_put(ah);
 out:
 	if (PTR_ERR_OR_ZERO(msg) == -ENOMEM)
-		cm_count_failure(port, -ENOMEM);
+		cm_count_drop(port, CM_DROP_NOMEM);
 	return msg;
 }
 
