@@ -3946,6 +3946,17 @@ static int fk_failslab_take(struct kunit *test)
 	dput(dir);
 	if (!probability || !fk_fs.ignore_reclaim)
 		return -ENOENT;
+	ret = register_trace_workqueue_execute_start(fk_work_starts, NULL);
+	if (ret)
+		return ret;
+	ret = register_trace_workqueue_execute_end(fk_work_ends, NULL);
+	if (ret) {
+		unregister_trace_workqueue_execute_start(fk_work_starts, NULL);
+		tracepoint_synchronize_unregister();
+		return ret;
+	}
+
+	/* Changed only now, so that every way out restores them. */
 	attr = container_of(probability, struct fault_attr, probability);
 	fk_fs.attr = attr;
 	fk_fs.probability = attr->probability;
@@ -3954,23 +3965,11 @@ static int fk_failslab_take(struct kunit *test)
 	fk_fs.task_filter = attr->task_filter;
 	fk_fs.times = atomic_read(&attr->times);
 	fk_fs.ignored_reclaim = *fk_fs.ignore_reclaim;
-
 	atomic_set(&attr->times, 0);
 	attr->probability = 100;
 	attr->task_filter = true;
 	attr->verbose = 0;	/* no stack dumps: the runner looks for them */
 	*fk_fs.ignore_reclaim = false;
-	ret = register_trace_workqueue_execute_start(fk_work_starts, NULL);
-	if (!ret) {
-		ret = register_trace_workqueue_execute_end(fk_work_ends, NULL);
-		if (ret)
-			unregister_trace_workqueue_execute_start(fk_work_starts,
-								 NULL);
-	}
-	if (ret) {
-		fk_fs.ignore_reclaim = &fk_fs.ignored_reclaim;
-		return ret;
-	}
 	return kunit_add_action_or_reset(test, fk_failslab_restore, NULL);
 }
 
@@ -3983,19 +3982,20 @@ static void fk_fail_nth(unsigned int nth)
 	current->make_it_fail = 1;
 }
 
+/* Has the failure come? */
+static bool fk_failed(void)
+{
+	return !atomic_read(&fk_fs.attr->times);
+}
+
 /* Stop failing; true if the failure came. */
 static bool fk_fail_stop(void)
 {
-	bool failed = !atomic_read(&fk_fs.attr->times);
+	bool failed = fk_failed();
 
 	current->make_it_fail = 0;
 	atomic_set(&fk_fs.attr->times, 0);
 	return failed;
-}
-
-static bool fk_failed(void)
-{
-	return !atomic_read(&fk_fs.attr->times);
 }
 #else
 static int fk_failslab_take(struct kunit *test)
