@@ -371,17 +371,26 @@ reap() {
 # CM_IDS: our module's listing of its live ids (debugfs; none on stock).
 CM_IDS=/sys/kernel/debug/ib_cm/ids
 
-# check_no_ids DESC SECS: assert that within SECS seconds the id listing
-# is empty (timewait records included); what is left is logged.
+# check_no_ids DESC SECS [RECORDS]: assert that within SECS seconds the
+# id listing is empty, timewait records included unless RECORDS is
+# "records" (they may stay); what is left is logged.
 check_no_ids() {
-	local i left=''
-	for ((i = 0; i < $2 * 5; i++)); do
-		left=$(tail -n +2 "$CM_IDS")
-		[ -z "$left" ] && break
+	local i left='' keep='^$'
+	[ "${3:-}" = records ] && keep=' timewait record '
+	for ((i = 0; ; i++)); do
+		left=$(tail -n +2 "$CM_IDS" | grep -v -- "$keep")
+		if [ -z "$left" ] || [ "$i" -ge $(($2 * 5)) ]; then
+			break
+		fi
 		sleep 0.2
 	done
 	check "$1" test -z "$left"
-	[ -z "$left" ] || printf '%s\n' "$left" | sed 's/^/# left: /'
+	[ -z "$left" ] || printf '%s\n' "$left" | head -n 40 | sed 's/^/# left: /'
+}
+
+# gone DEV: the RDMA device DEV is unregistered.
+gone() {
+	[ ! -e "/sys/class/infiniband/$1" ]
 }
 
 # finished PID SECS: wait up to SECS seconds for PID to go away.

@@ -13,10 +13,6 @@
 # shellcheck source=tools/testing/selftests/ib_cm/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-gone() {
-	[ ! -e "/sys/class/infiniband/$1" ]
-}
-
 net_two
 spawn server "${PEER[@]}" rping -s -a "$IP1" -C 100000
 wait_listen 7174 "$NS"
