@@ -403,16 +403,22 @@ finished() {
 	! kill -0 "$1" 2>/dev/null
 }
 
+# stacks PID: log the kernel stacks of PID and of its children.
+stacks() {
+	local p
+	for p in $1 $(pgrep -P "$1"); do
+		sed "s/^/# [$p] /" "/proc/$p/stack" 2>/dev/null
+	done
+}
+
 # settle NAME SECS: like reap, but give up after SECS seconds when the
 # process hangs in the kernel; its kernel stack goes into the log.
 settle() {
-	local pid p
+	local pid
 	pid=$(cat "$T/$1.pid")
 	if ! finished "$pid" "$2"; then
 		log "$1 still running after $2s; kernel stacks:"
-		for p in $pid $(pgrep -P "$pid"); do
-			sed "s/^/# [$p] /" "/proc/$p/stack" 2>/dev/null
-		done
+		stacks "$pid"
 		hung="$hung $1"
 		return 124
 	fi

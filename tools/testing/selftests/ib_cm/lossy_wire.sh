@@ -54,15 +54,12 @@ outcome() {
 # stuck PID: log what a client that runs too long is waiting for: the
 # CM's ids (ours), both devices' counters, the kernel stacks of its tasks.
 stuck() {
-	local p
 	if [ -e "$CM_IDS" ]; then
 		sed 's/^/# ids: /' "$CM_IDS" | head -n 80
 	fi
 	show_counters rxe0
 	show_counters rxe1
-	for p in $1 $(pgrep -P "$1"); do
-		sed "s/^/# [$p] /" "/proc/$p/stack" 2>/dev/null
-	done
+	stacks "$1"
 }
 
 # timed NAME CMD...: run a client, line-buffered so that even a killed one
