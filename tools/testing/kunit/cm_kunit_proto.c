@@ -2881,10 +2881,14 @@ static void destroy_from_own_callback_is_deferred(struct kunit *test)
 		fk_receive(fk, &mad);
 		KUNIT_EXPECT_SUPPRESSED_WARNING_COUNT(test, 0);
 	}
-	/* Destroyed when the handler returned: DREQ_RCVD answers a DREP. */
+	/*
+	 * Destroyed when the handler returned: DREQ_RCVD answers a DREP, and
+	 * the id, in timewait, gave way to a record (so it is not read: it
+	 * is freed after a grace period).
+	 */
 	FK_EXPECT_EVENT(fk, events + 1, IB_CM_DREQ_RECEIVED);
 	FK_EXPECT_SENT(fk, sent + 1, CM_DREP_ATTR_ID);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(id->state), IB_CM_TIMEWAIT);
+	KUNIT_EXPECT_GT(test, fk_record_left(local), 0L);
 	/* No further callback: a repeated DREQ is answered unseen. */
 	fk_receive(fk, &mad);
 	FK_EXPECT_EVENT(fk, events + 1, IB_CM_DREQ_RECEIVED);
