@@ -979,7 +979,8 @@ static void help(void)
 		"  -L, --live TARGET:PEER   a live connection's comm IDs, as the\n"
 		"                           target and as we (its peer) know it\n"
 		"  -Q, --live-qpn QPN       a live connection's QPN at the target\n"
-		"  -m, --mix CAT=W,...      category weights (random header\n"
+		"  -m, --mix CAT=W,...      send only these categories, with\n"
+		"                           these weights (random header\n"
 		"                           boundary bitflip live flood_req\n"
 		"                           flood_sidr)\n"
 		"      --max-bad-base N     at most N wrong base versions (100)\n"
@@ -1014,11 +1015,13 @@ static u32 ipv4(const char *s)
 	return a.s_addr;
 }
 
+/* The categories named, with their weights, are the whole mix. */
 static void parse_mix(struct fuzz *f, char *s)
 {
 	char *tok, *eq, *save;
 	unsigned int c;
 
+	memset(f->weight, 0, sizeof(f->weight));
 	for (tok = strtok_r(s, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		eq = strchr(tok, '=');
