@@ -38,7 +38,8 @@ endif
 # Extra kbuild arguments, e.g. "make KBUILD_ARGS='W=1 KCFLAGS=-Werror'".
 KBUILD_ARGS ?=
 SOURCES := cm.c cm_msgs.h cm_trace.h include/rdma/ib_cm.h include/core_priv.h
-TOOL_SOURCES := tools/testing/fuzz/cm_fuzz.c tools/testing/fuzz/cm_peer.c
+TOOL_SOURCES := tools/testing/fuzz/cm_fuzz.c tools/testing/fuzz/cm_peer.c \
+	tools/testing/fuzz/cm_slow.c
 
 all: modules
 
@@ -103,8 +104,11 @@ dkms-remove:
 clean:
 ifeq ($(NATIVE),1)
 	$(KMAKE) clean
+	$(MAKE) -C $(KDIR) M=$(SRC)/tools/testing/fuzz clean
 else ifneq ($(wildcard $(ROOT_DIR)/usr/bin/make),)
 	$(VM)/inroot.sh make -C /lib/modules/$(KVER)/build M=$(SRC) clean
+	$(VM)/inroot.sh make -C /lib/modules/$(KVER)/build \
+		M=$(SRC)/tools/testing/fuzz clean
 endif
 	rm -rf $(SRC)/out
 

@@ -83,6 +83,10 @@ if [ "$mode" = ours ] || [ -n "$bench" ]; then
 fi
 # The fuzz tests' tools, into out/fuzz (tools/testing/fuzz/Makefile).
 "$IBCM_VM_DIR/inroot.sh" make -s -C "$IBCM_SRC/tools/testing/fuzz"
+# And the flood test's slow kernel consumer (tools/testing/fuzz/Kbuild).
+"$IBCM_VM_DIR/inroot.sh" make -s -C "/lib/modules/$IBCM_KVER/build" \
+	M="$IBCM_SRC/tools/testing/fuzz" modules
+cp "$IBCM_SRC/tools/testing/fuzz/cm_slow.ko" "$IBCM_SRC/out/fuzz/"
 
 note "vm: depmod over the root's modules"
 # depmod over the root's module tree plus our updates/, in a private
