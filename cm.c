@@ -15,8 +15,12 @@
  * lock: by our local comm ID in an xarray, by the peer's comm ID and CA
  * GUID or by service ID in rhashtables, all under RCU.  It is then queued
  * as a struct cm_work on that id, a REQ or SIDR_REQ on its listener.  A
- * MAD nobody can use is answered there and then (REJ, DREP, SIDR_REP) or
- * dropped and counted.  Each id has a work item on cm.wq, a concurrent
+ * MAD nobody can use is dropped and counted, or, if it needs an answer
+ * (REJ, DREP, SIDR_REP), queued on its port's answer queue: making that
+ * answer's address handle may sleep, on RoCE up to a second while the
+ * peer's address is resolved, and nothing that can sleep may run in the
+ * MAD layer's context, which alone refills QP1's receive queue (see
+ * cm_answer_work()).  Each id has a work item on cm.wq, a concurrent
  * workqueue, that takes the id's inputs one at a time in arrival order:
  * received MADs, the failure of its retried send (cm_send_handler()),
  * ib_cm_notify(COMM_EST) and the end of timewait, the last three embedded
@@ -25,7 +29,8 @@
  * cm_change_state(); the handler is then called with no lock held.  So
  * events for one id reach its handler one at a time and in order, while a
  * handler that sleeps holds up its own id alone.  Inputs waiting are
- * bounded per id (CM_ID_BACKLOG) and per port (CM_PORT_BACKLOG).
+ * bounded per id (CM_ID_BACKLOG), answers waiting per port
+ * (CM_ANSWER_BACKLOG), and both together per port (CM_PORT_BACKLOG).
  *
  * Lifetime
  * --------
@@ -117,6 +122,16 @@ MODULE_LICENSE("GPL");
  */
 #define CM_PORT_BACKLOG		4096
 #define CM_ID_BACKLOG		512
+/*
+ * MADs waiting on one port for an answer from nobody's id (a REQ for no
+ * listener, say), at most, and for how long.  They are answered one at a
+ * time, and on RoCE a peer whose address does not resolve holds each of
+ * its answers up for a second (ib_core's address resolution timeout).  A
+ * MAD that has waited CM_ANSWER_MAX_AGE is dropped unanswered: its peer
+ * has resent it or given up by then, and a flood of them drains at once.
+ */
+#define CM_ANSWER_BACKLOG	256
+#define CM_ANSWER_MAX_AGE	HZ
 
 /* Counters kept per port, in the groups the sysfs directories show. */
 enum cm_counter_group {
@@ -157,7 +172,11 @@ struct cm_transport;
  * @port_num: the port number (from 1)
  * @counters: message counters, by group and attribute
  * @drops: received MADs dropped, by reason
- * @backlog: received MADs waiting on the queues of ids
+ * @backlog: received MADs waiting on the queues of ids and on @answers
+ * @answer_lock: protects @answers and @nr_answers
+ * @answers: received MADs that nobody's id takes and that need an answer
+ * @nr_answers: entries on @answers
+ * @answer_work: answers them, on cm.wq
  */
 struct cm_port {
 	struct cm_device *cm_dev;
@@ -165,6 +184,10 @@ struct cm_port {
 	struct ib_mad_agent *rep_agent;
 	u32 port_num;
 	atomic_t backlog;
+	spinlock_t answer_lock;		/* @answers */
+	struct list_head answers;
+	unsigned int nr_answers;
+	struct work_struct answer_work;
 	atomic_long_t counters[CM_RECV_DUPLICATES + 1][CM_ATTR_COUNT];
 	atomic_long_t drops[CM_DROP_REASONS];
 };
@@ -327,12 +350,14 @@ struct cm_input {
  * struct cm_work - a received MAD, queued on the id it is for
  * @in: its place on the id's queue
  * @port: the port it came in on
+ * @queued: when it was queued (jiffies), for its port's answer queue
  * @recv_wc: the MAD, returned to the MAD layer after processing
  */
 struct cm_work {
 	struct cm_input in;
 	struct cm_port *port;
 	struct ib_mad_recv_wc *recv_wc;
+	unsigned long queued;
 };
 
 /**
@@ -2785,10 +2810,12 @@ static void cm_reject_unlistened(struct cm_port *port,
 
 /*
  * A REQ is queued on the connection it repeats, if there is one, else on
- * the listener of its service ID; without either it is answered now.
+ * the listener of its service ID.  Without either it needs an answer:
+ * ERR_PTR(-EAGAIN) unless @answer, which sends it (cm_answer_work()).
  */
-static struct cm_id_priv *cm_find_req(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc)
+static struct cm_id_priv *cm_lookup_req(struct cm_port *port,
+					struct ib_mad_recv_wc *recv_wc,
+					bool answer)
 {
 	struct cm_req_msg *req = (struct cm_req_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
@@ -2799,17 +2826,30 @@ static struct cm_id_priv *cm_find_req(struct cm_port *port,
 	p = cm_get_remote_id(cpu_to_be32(IBA_GET(CM_REQ_LOCAL_COMM_ID, req)),
 			     cpu_to_be64(IBA_GET(CM_REQ_LOCAL_CA_GUID, req)),
 			     &tw_local);
-	if (!p && tw_local) {
-		cm_dup_req_record(port, recv_wc, tw_local);
-		return ERR_PTR(-ENOENT);
-	}
-	if (!p)
+	if (!p && !tw_local)
 		p = cm_get_listen(port->cm_dev->ib_device,
 				  cpu_to_be64(IBA_GET(CM_REQ_SERVICE_ID, req)));
 	if (p)
 		return p;
-	cm_reject_unlistened(port, recv_wc);
+	if (!answer)
+		return ERR_PTR(-EAGAIN);
+	if (tw_local)
+		cm_dup_req_record(port, recv_wc, tw_local);
+	else
+		cm_reject_unlistened(port, recv_wc);
 	return ERR_PTR(-ENOENT);
+}
+
+static struct cm_id_priv *cm_find_req(struct cm_port *port,
+				      struct ib_mad_recv_wc *recv_wc)
+{
+	return cm_lookup_req(port, recv_wc, false);
+}
+
+static struct cm_id_priv *cm_answer_req(struct cm_port *port,
+					struct ib_mad_recv_wc *recv_wc)
+{
+	return cm_lookup_req(port, recv_wc, true);
 }
 
 /* A REQ, on the queue of its listener (or of the connection it repeats). */
@@ -3270,8 +3310,10 @@ static void cm_issue_drep(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 		cm_post_oneshot(msg);
 }
 
-static struct cm_id_priv *cm_find_dreq(struct cm_port *port,
-				       struct ib_mad_recv_wc *recv_wc)
+/* A DREQ for no connection needs an answer, as for a REQ. */
+static struct cm_id_priv *cm_lookup_dreq(struct cm_port *port,
+					 struct ib_mad_recv_wc *recv_wc,
+					 bool answer)
 {
 	struct cm_dreq_msg *dreq = (struct cm_dreq_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
@@ -3280,6 +3322,8 @@ static struct cm_id_priv *cm_find_dreq(struct cm_port *port,
 			 IBA_GET(CM_DREQ_LOCAL_COMM_ID, dreq));
 	if (p)
 		return p;
+	if (!answer)
+		return ERR_PTR(-EAGAIN);
 	/*
 	 * The connection is gone; the peer still needs its DREP.  If it is
 	 * in timewait still, the DREP is a repeat, as cm_recv_dreq() sends.
@@ -3295,6 +3339,18 @@ static struct cm_id_priv *cm_find_dreq(struct cm_port *port,
 		cm_issue_drep(port, recv_wc, false);
 	}
 	return ERR_PTR(-ENOENT);
+}
+
+static struct cm_id_priv *cm_find_dreq(struct cm_port *port,
+				       struct ib_mad_recv_wc *recv_wc)
+{
+	return cm_lookup_dreq(port, recv_wc, false);
+}
+
+static struct cm_id_priv *cm_answer_dreq(struct cm_port *port,
+					 struct ib_mad_recv_wc *recv_wc)
+{
+	return cm_lookup_dreq(port, recv_wc, true);
 }
 
 static void cm_recv_dreq(struct cm_id_priv *p, struct cm_work *work)
@@ -3401,9 +3457,10 @@ static void cm_issue_sidr_rep(struct cm_port *port,
 	cm_post_oneshot(msg);
 }
 
-/* A SIDR_REQ is queued on its listener; without one it is answered now. */
-static struct cm_id_priv *cm_find_sidr_req(struct cm_port *port,
-					   struct ib_mad_recv_wc *recv_wc)
+/* A SIDR_REQ is queued on its listener; without one it needs an answer. */
+static struct cm_id_priv *cm_lookup_sidr_req(struct cm_port *port,
+					     struct ib_mad_recv_wc *recv_wc,
+					     bool answer)
 {
 	struct cm_sidr_req_msg *req =
 		(struct cm_sidr_req_msg *)recv_wc->recv_buf.mad;
@@ -3413,8 +3470,22 @@ static struct cm_id_priv *cm_find_sidr_req(struct cm_port *port,
 			       cpu_to_be64(IBA_GET(CM_SIDR_REQ_SERVICEID, req)));
 	if (listen)
 		return listen;
+	if (!answer)
+		return ERR_PTR(-EAGAIN);
 	cm_issue_sidr_rep(port, recv_wc, IB_SIDR_UNSUPPORTED);
 	return ERR_PTR(-ENOENT);
+}
+
+static struct cm_id_priv *cm_find_sidr_req(struct cm_port *port,
+					   struct ib_mad_recv_wc *recv_wc)
+{
+	return cm_lookup_sidr_req(port, recv_wc, false);
+}
+
+static struct cm_id_priv *cm_answer_sidr_req(struct cm_port *port,
+					     struct ib_mad_recv_wc *recv_wc)
+{
+	return cm_lookup_sidr_req(port, recv_wc, true);
 }
 
 /* A SIDR_REQ, on the queue of its listener. */
@@ -3760,25 +3831,34 @@ static void cm_process_establish(struct cm_id_priv *p)
  *	(answered or counted)
  * @recv: on the id's queue: the state machine's part
  */
+/*
+ * @find returns the id a message is for (referenced), NULL for nobody,
+ * ERR_PTR(-EINVAL) for a bad field, ERR_PTR(-EAGAIN) if nobody's id takes
+ * it and it needs an answer, which @answer then sends (returning as @find
+ * does, ERR_PTR(-ENOENT) once answered), or ERR_PTR(-ENOENT) when it was
+ * handled otherwise.
+ */
 struct cm_msg_ops {
 	struct cm_id_priv *(*find)(struct cm_port *port,
 				   struct ib_mad_recv_wc *recv_wc);
+	struct cm_id_priv *(*answer)(struct cm_port *port,
+				     struct ib_mad_recv_wc *recv_wc);
 	void (*recv)(struct cm_id_priv *p, struct cm_work *work);
 };
 
 /* In attribute ID order (REQ = 0x10 ... APR). */
 static const struct cm_msg_ops cm_msg_ops[CM_ATTR_COUNT] = {
-	{ cm_find_req, cm_recv_req },
-	{ cm_find_mra, cm_recv_mra },
-	{ cm_find_rej, cm_recv_rej },
-	{ cm_find_rep, cm_recv_rep },
-	{ cm_find_rtu, cm_recv_rtu },
-	{ cm_find_dreq, cm_recv_dreq },
-	{ cm_find_drep, cm_recv_drep },
-	{ cm_find_sidr_req, cm_recv_sidr_req },
-	{ cm_find_sidr_rep, cm_recv_sidr_rep },
-	{ cm_find_lap, cm_recv_lap },
-	{ cm_find_apr, cm_recv_apr },
+	{ cm_find_req, cm_answer_req, cm_recv_req },
+	{ cm_find_mra, NULL, cm_recv_mra },
+	{ cm_find_rej, NULL, cm_recv_rej },
+	{ cm_find_rep, NULL, cm_recv_rep },
+	{ cm_find_rtu, NULL, cm_recv_rtu },
+	{ cm_find_dreq, cm_answer_dreq, cm_recv_dreq },
+	{ cm_find_drep, NULL, cm_recv_drep },
+	{ cm_find_sidr_req, cm_answer_sidr_req, cm_recv_sidr_req },
+	{ cm_find_sidr_rep, NULL, cm_recv_sidr_rep },
+	{ cm_find_lap, NULL, cm_recv_lap },
+	{ cm_find_apr, NULL, cm_recv_apr },
 };
 
 /* A received MAD is done with: back to the MAD layer. */
@@ -3852,6 +3932,78 @@ static void cm_send_handler(struct ib_mad_agent *agent,
 	cm_free_msg(msg);
 }
 
+/*
+ * A received MAD to be queued, counted in the port's backlog; NULL (and
+ * the MAD freed, the drop counted) if the port has too many waiting or
+ * no memory.
+ */
+static struct cm_work *cm_new_work(struct cm_port *port,
+				   struct ib_mad_recv_wc *recv_wc)
+{
+	struct cm_work *work;
+
+	if (atomic_inc_return(&port->backlog) > CM_PORT_BACKLOG) {
+		atomic_dec(&port->backlog);
+		cm_count_drop(port, CM_DROP_BACKLOG);
+		goto free;
+	}
+	work = kmem_cache_alloc(cm.work_cache, GFP_KERNEL);
+	if (!work) {
+		atomic_dec(&port->backlog);
+		cm_count_drop(port, CM_DROP_NOMEM);
+		goto free;
+	}
+	work->in.kind = CM_INPUT_RECV;
+	work->port = port;
+	work->recv_wc = recv_wc;
+	return work;
+
+free:
+	cm_tp_free_recv(port, recv_wc);
+	return NULL;
+}
+
+/* Count a lookup that found no id: nobody, a bad field, or answered. */
+static void cm_count_found(struct cm_port *port, struct cm_id_priv *p)
+{
+	if (!p)
+		cm_count_drop(port, CM_DROP_UNMATCHED);
+	else if (PTR_ERR(p) == -EINVAL)
+		cm_count_drop(port, CM_DROP_FIELD);
+}
+
+/* Queue @work on the id @p it is for. */
+static void cm_queue_found(struct cm_id_priv *p, struct cm_work *work)
+{
+	if (!cm_queue_recv(p, work)) {
+		cm_count_drop(work->port, CM_DROP_BACKLOG);
+		cm_free_work(work);
+	}
+}
+
+/* Queue @work on its port's answer queue (cm_answer_work()). */
+static void cm_queue_answer(struct cm_work *work)
+{
+	struct cm_port *port = work->port;
+	unsigned long flags;
+	bool queued;
+
+	spin_lock_irqsave(&port->answer_lock, flags);
+	queued = port->nr_answers < CM_ANSWER_BACKLOG;
+	if (queued) {
+		work->queued = jiffies;
+		list_add_tail(&work->in.list, &port->answers);
+		port->nr_answers++;
+	}
+	spin_unlock_irqrestore(&port->answer_lock, flags);
+	if (!queued) {
+		cm_count_drop(port, CM_DROP_BACKLOG);
+		cm_free_work(work);
+		return;
+	}
+	queue_work(cm.wq, &port->answer_work);
+}
+
 /* First checks on a received MAD, before it is queued. */
 static int cm_check_mad(struct ib_mad_recv_wc *recv_wc)
 {
@@ -3883,44 +4035,66 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 	why = cm_check_mad(recv_wc);
 	if (why >= 0) {
 		cm_count_drop(port, why);
-		goto free;
+		cm_tp_free_recv(port, recv_wc);
+		return;
 	}
 	cm_count(port, CM_RECV, cm_recv_hdr(recv_wc)->attr_id, 1);
 
 	ops = &cm_msg_ops[cm_attr_index(cm_recv_hdr(recv_wc)->attr_id)];
 	p = ops->find(port, recv_wc);
-	if (IS_ERR_OR_NULL(p)) {
-		if (!p)
-			cm_count_drop(port, CM_DROP_UNMATCHED);
-		else if (PTR_ERR(p) == -EINVAL)
-			cm_count_drop(port, CM_DROP_FIELD);
-		goto free;
+	if (p == ERR_PTR(-EAGAIN)) {
+		/* Answered on cm.wq: see "How things flow" at the top. */
+		work = cm_new_work(port, recv_wc);
+		if (work)
+			cm_queue_answer(work);
+	} else if (IS_ERR_OR_NULL(p)) {
+		cm_count_found(port, p);
+		cm_tp_free_recv(port, recv_wc);
+	} else {
+		work = cm_new_work(port, recv_wc);
+		if (work)
+			cm_queue_found(p, work);
+		cm_put_id(p);
 	}
-	if (atomic_inc_return(&port->backlog) > CM_PORT_BACKLOG) {
-		atomic_dec(&port->backlog);
-		cm_count_drop(port, CM_DROP_BACKLOG);
-		goto put;
-	}
-	work = kmem_cache_alloc(cm.work_cache, GFP_KERNEL);
-	if (!work) {
-		atomic_dec(&port->backlog);
-		cm_count_drop(port, CM_DROP_NOMEM);
-		goto put;
-	}
-	work->in.kind = CM_INPUT_RECV;
-	work->port = port;
-	work->recv_wc = recv_wc;
-	if (!cm_queue_recv(p, work)) {
-		cm_count_drop(port, CM_DROP_BACKLOG);
-		cm_free_work(work);
-	}
-	cm_put_id(p);
-	return;
+}
 
-put:
-	cm_put_id(p);
-free:
-	cm_tp_free_recv(port, recv_wc);
+/* A port's answers to the messages that nobody's id takes, one by one. */
+static void cm_answer_work(struct work_struct *w)
+{
+	struct cm_port *port = container_of(w, struct cm_port, answer_work);
+	const struct cm_msg_ops *ops;
+	struct cm_work *work;
+	struct cm_id_priv *p;
+
+	for (;;) {
+		spin_lock_irq(&port->answer_lock);
+		work = list_first_entry_or_null(&port->answers, struct cm_work,
+						in.list);
+		if (work) {
+			list_del(&work->in.list);
+			port->nr_answers--;
+		}
+		spin_unlock_irq(&port->answer_lock);
+		if (!work)
+			return;
+		if (time_after(jiffies, work->queued + CM_ANSWER_MAX_AGE)) {
+			cm_count_drop(port, CM_DROP_BACKLOG);
+			cm_free_work(work);
+			continue;
+		}
+
+		ops = &cm_msg_ops[cm_attr_index(cm_recv_hdr(work->recv_wc)->attr_id)];
+		/* Looked up again: an id may have come since. */
+		p = ops->answer(port, work->recv_wc);
+		if (IS_ERR_OR_NULL(p)) {
+			cm_count_found(port, p);
+			cm_free_work(work);
+		} else {
+			cm_queue_found(p, work);
+			cm_put_id(p);
+		}
+		cond_resched();
+	}
 }
 
 /* ---------------------------------------------------------------------
@@ -5180,6 +5354,14 @@ static void cm_remove_port(struct cm_device *cm_dev, struct cm_port *port)
 					 cm_counter_groups);
 }
 
+/* The lock and queue of a new cm_port (also the KUnit suites'). */
+static void cm_port_init(struct cm_port *port)
+{
+	spin_lock_init(&port->answer_lock);
+	INIT_LIST_HEAD(&port->answers);
+	INIT_WORK(&port->answer_work, cm_answer_work);
+}
+
 static int cm_add_port(struct cm_device *cm_dev, u32 port_num)
 {
 	struct ib_port_modify set = { .set_port_cap_mask = IB_PORT_CM_SUP };
@@ -5195,6 +5377,7 @@ static int cm_add_port(struct cm_device *cm_dev, u32 port_num)
 	port = kzalloc_obj(*port);
 	if (!port)
 		return -ENOMEM;
+	cm_port_init(port);
 	port->cm_dev = cm_dev;
 	port->port_num = port_num;
 	cm_dev->port[port_num - 1] = port;

@@ -110,6 +110,11 @@ struct fk {
 	atomic_t ahs_made;		/* address handles ever made */
 	int path_ret;			/* fk_ah_from_path() returns it */
 	int wc_ret;			/* fk_ah_from_wc() returns it */
+	bool hold_answers;		/* fk_ah_from_wc() waits for release
+					 * in cm_answer_work()
+					 */
+	struct task_struct *receiving;	/* in cm_recv_handler() */
+	unsigned int wc_in_recv;	/* fk_ah_from_wc() calls in it */
 
 	/* How the handler behaves. */
 	int ret_for[IB_CM_SIDR_REP_RECEIVED + 1];
@@ -154,6 +159,15 @@ static int fk_ah_from_path(struct cm_port *port, struct sa_path_rec *path,
 static int fk_ah_from_wc(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 			 struct rdma_ah_attr *ah_attr)
 {
+	struct work_struct *w = current_work();
+
+	/* On RoCE this may sleep for a second: never on the receive path. */
+	if (fk_cur->receiving == current)
+		fk_cur->wc_in_recv++;
+	if (fk_cur->hold_answers && w && w->func == cm_answer_work) {
+		atomic_inc(&fk_cur->held);
+		wait_for_completion(&fk_cur->release);
+	}
 	if (fk_cur->wc_ret)
 		return fk_cur->wc_ret;
 	ah_attr->type = RDMA_AH_ATTR_TYPE_IB;
@@ -411,7 +425,9 @@ static void fk_inject(struct fk *fk, const union cm_kunit_msg *mad,
 	rx->ib_wc.src_qp = 1;
 	rx->ib_wc.pkey_index = 0;
 	rx->ib_wc.port_num = 1;
+	fk->receiving = current;
 	cm_recv_handler(&fk->agent, NULL, &rx->wc);
+	fk->receiving = NULL;
 }
 
 static void fk_receive_grh(struct fk *fk, const union cm_kunit_msg *mad,
@@ -589,6 +605,7 @@ static int fk_init(struct kunit *test)
 	fk->cm_dev->ib_device = fk->dev;
 	fk->cm_dev->nports = 1;
 	fk->cm_dev->port[0] = fk->port;
+	cm_port_init(fk->port);
 	fk->port->cm_dev = fk->cm_dev;
 	fk->port->port_num = 1;
 	fk->port->mad_agent = &fk->agent;
@@ -640,6 +657,8 @@ static void fk_clean(struct fk *fk)
 	fk_end_timewaits(fk);
 	rcu_barrier();
 
+	/* No answer's address was resolved on the receive path. */
+	KUNIT_EXPECT_EQ(test, fk->wc_in_recv, 0U);
 	/* Nothing of the fake device may be left behind. */
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 0);
@@ -3832,9 +3851,87 @@ static void flood_of_many_listeners_is_bounded_per_port(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fk_ids_on_device(fk), nlisten);
 }
 
+/*
+ * Messages for nobody are answered off the receive path.  While making an
+ * answer is held up (on RoCE, a peer whose address does not resolve),
+ * CM_ANSWER_BACKLOG more wait, the rest are dropped and counted, and a REQ
+ * for a listener still reaches it.
+ */
+static void answers_held_up_hold_up_nothing_else(struct kunit *test)
+{
+	unsigned int flood = CM_ANSWER_BACKLOG + 10, i, ms;
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+
+	fk_listen(fk);
+	fk->hold_answers = true;
+	/* REQs for a service nobody listens for, each to be rejected. */
+	for (i = 0; i <= flood; i++) {
+		fk_req(&mad, FK_PEER_ID + i, FK_PEER_QPN + i, FK_SID + 1);
+		fk_inject(fk, &mad, NULL);
+		if (!i)
+			fk_wait_held(fk, 1);
+	}
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_BACKLOG), 10L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog),
+			CM_ANSWER_BACKLOG + 1);
+
+	fk_req(&mad, FK_PEER_ID + flood + 1, FK_PEER_QPN, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	for (ms = 0; !READ_ONCE(fk->nevents) && ms < 30000; ms += 20)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fk->nevents), 1U);
+	KUNIT_EXPECT_EQ(test, fk->events[0].type, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk->nsent, 0U);
+
+	complete_all(&fk->release);
+	fk_flush();
+	fk_settle(fk);
+	/*
+	 * Every REQ that waited got its REJ, unless it waited too long (see
+	 * the next test): then it is one more drop.
+	 */
+	KUNIT_EXPECT_EQ(test, fk->nsent + fk_drops(fk, CM_DROP_BACKLOG) - 10,
+			CM_ANSWER_BACKLOG + 1U);
+	KUNIT_EXPECT_GE(test, fk->nsent, 1U);
+	KUNIT_EXPECT_EQ(test, fk->sent[0].attr, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REJ_REASON, &fk->sent[0].mad.rej),
+			IB_CM_REJ_INVALID_SERVICE_ID);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog), 0);
+}
+
+/*
+ * An answer that waited CM_ANSWER_MAX_AGE is dropped and counted: behind
+ * answers that take a second each, a flood drains at once.
+ */
+static void answers_that_waited_too_long_are_dropped(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+	unsigned int i;
+
+	fk->hold_answers = true;
+	for (i = 0; i < 5; i++) {
+		fk_req(&mad, FK_PEER_ID + i, FK_PEER_QPN + i, FK_SID);
+		fk_inject(fk, &mad, NULL);
+		if (!i)
+			fk_wait_held(fk, 1);
+	}
+	msleep(jiffies_to_msecs(CM_ANSWER_MAX_AGE) + 100);
+	complete_all(&fk->release);
+	fk_flush();
+	fk_settle(fk);
+	/* The one being made when they waited is sent. */
+	KUNIT_EXPECT_EQ(test, fk->nsent, 1U);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_BACKLOG), 4L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog), 0);
+}
+
 static struct kunit_case fk_flood_cases[] = {
 	KUNIT_CASE_SLOW(req_flood_at_a_slow_listener_is_bounded),
 	KUNIT_CASE_SLOW(flood_of_many_listeners_is_bounded_per_port),
+	KUNIT_CASE_SLOW(answers_held_up_hold_up_nothing_else),
+	KUNIT_CASE_SLOW(answers_that_waited_too_long_are_dropped),
 	{}
 };
 
@@ -3905,17 +4002,17 @@ static void *fk_debugfs_value(struct dentry *dir, const char *name)
 	return value;
 }
 
-/* A worker running an id's work fails as the test's task does. */
+/* A worker running an id's work or the answers fails as the test does. */
 static void fk_work_starts(void *data, struct work_struct *work)
 {
-	if (work->func == cm_id_work)
+	if (work->func == cm_id_work || work->func == cm_answer_work)
 		current->make_it_fail = 1;
 }
 
 static void fk_work_ends(void *data, struct work_struct *work,
 			 work_func_t func)
 {
-	if (func == cm_id_work)
+	if (func == cm_id_work || func == cm_answer_work)
 		current->make_it_fail = 0;
 }
 
