@@ -3827,16 +3827,14 @@ static void cm_process_establish(struct cm_id_priv *p)
  * struct cm_msg_ops - how a received message is handled
  * @find: when it comes in: the id it is for, referenced; or NULL if there
  *	is none (counted as unmatched), ERR_PTR(-EINVAL) if a field is out of
- *	range (counted), any other error if it has been dealt with already
- *	(answered or counted)
+ *	range (counted), ERR_PTR(-EAGAIN) if nobody's id takes it and it
+ *	needs an answer, any other error if it has been dealt with already
+ *	(counted)
+ * @answer: for a message @find returned -EAGAIN for, on its port's answer
+ *	queue: the same lookup again, and the answer if it still finds no
+ *	id (then ERR_PTR(-ENOENT)); NULL for messages that are never
+ *	answered so
  * @recv: on the id's queue: the state machine's part
- */
-/*
- * @find returns the id a message is for (referenced), NULL for nobody,
- * ERR_PTR(-EINVAL) for a bad field, ERR_PTR(-EAGAIN) if nobody's id takes
- * it and it needs an answer, which @answer then sends (returning as @find
- * does, ERR_PTR(-ENOENT) once answered), or ERR_PTR(-ENOENT) when it was
- * handled otherwise.
  */
 struct cm_msg_ops {
 	struct cm_id_priv *(*find)(struct cm_port *port,
@@ -4058,15 +4056,53 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 	}
 }
 
-/* A port's answers to the messages that nobody's id takes, one by one. */
+/* Answers cm_answer_work() makes before it lets other work run. */
+#define CM_ANSWER_BATCH		16
+
+/*
+ * One MAD of the answer queue.  It is looked up again, as an id may have
+ * come for it since; if none has, it is answered, unless it waited too
+ * long or the port is going away.
+ */
+static void cm_answer(struct cm_port *port, struct cm_work *work)
+{
+	__be16 attr_id = cm_recv_hdr(work->recv_wc)->attr_id;
+	const struct cm_msg_ops *ops = &cm_msg_ops[cm_attr_index(attr_id)];
+	struct cm_id_priv *p;
+
+	p = ops->find(port, work->recv_wc);
+	if (p == ERR_PTR(-EAGAIN)) {
+		if (!READ_ONCE(port->mad_agent)) {
+			p = ERR_PTR(-ENODEV);
+		} else if (time_after(jiffies,
+				      work->queued + CM_ANSWER_MAX_AGE)) {
+			cm_count_drop(port, CM_DROP_BACKLOG);
+			p = ERR_PTR(-ETIMEDOUT);
+		} else {
+			p = ops->answer(port, work->recv_wc);
+		}
+	}
+	if (IS_ERR_OR_NULL(p)) {
+		cm_count_found(port, p);
+		cm_free_work(work);
+	} else {
+		cm_queue_found(p, work);
+		cm_put_id(p);
+	}
+}
+
+/*
+ * A port's answers to the messages that nobody's id takes, one by one, at
+ * most CM_ANSWER_BATCH a run: a peer that keeps them coming must not keep
+ * the worker (cm.wq's rescuer, under memory pressure) for ever.
+ */
 static void cm_answer_work(struct work_struct *w)
 {
 	struct cm_port *port = container_of(w, struct cm_port, answer_work);
-	const struct cm_msg_ops *ops;
 	struct cm_work *work;
-	struct cm_id_priv *p;
+	unsigned int n;
 
-	for (;;) {
+	for (n = 0; n < CM_ANSWER_BATCH; n++) {
 		spin_lock_irq(&port->answer_lock);
 		work = list_first_entry_or_null(&port->answers, struct cm_work,
 						in.list);
@@ -4077,24 +4113,9 @@ static void cm_answer_work(struct work_struct *w)
 		spin_unlock_irq(&port->answer_lock);
 		if (!work)
 			return;
-		if (time_after(jiffies, work->queued + CM_ANSWER_MAX_AGE)) {
-			cm_count_drop(port, CM_DROP_BACKLOG);
-			cm_free_work(work);
-			continue;
-		}
-
-		ops = &cm_msg_ops[cm_attr_index(cm_recv_hdr(work->recv_wc)->attr_id)];
-		/* Looked up again: an id may have come since. */
-		p = ops->answer(port, work->recv_wc);
-		if (IS_ERR_OR_NULL(p)) {
-			cm_count_found(port, p);
-			cm_free_work(work);
-		} else {
-			cm_queue_found(p, work);
-			cm_put_id(p);
-		}
-		cond_resched();
+		cm_answer(port, work);
 	}
+	queue_work(cm.wq, &port->answer_work);
 }
 
 /* ---------------------------------------------------------------------
@@ -5331,6 +5352,21 @@ static void cm_init_counter_groups(void)
  * Devices come and go
  */
 
+/*
+ * Once nothing is received on @port any more, wait until its answer queue
+ * is empty.  The answer work requeues itself after a batch, which one
+ * flush_work() need not wait for.  What it hands to ids, cm_remove_one()
+ * flushes after this.
+ */
+static void cm_drain_answers(struct cm_port *port)
+{
+	bool ran;
+
+	do {
+		ran = flush_work(&port->answer_work);
+	} while (ran);
+}
+
 static void cm_remove_port(struct cm_device *cm_dev, struct cm_port *port)
 {
 	struct ib_port_modify clear = { .clr_port_cap_mask = IB_PORT_CM_SUP };
@@ -5350,6 +5386,7 @@ static void cm_remove_port(struct cm_device *cm_dev, struct cm_port *port)
 		ib_unregister_mad_agent(rep_agent);
 	if (mad_agent)
 		ib_unregister_mad_agent(mad_agent);
+	cm_drain_answers(port);
 	ib_port_unregister_client_groups(cm_dev->ib_device, port->port_num,
 					 cm_counter_groups);
 }
@@ -5412,6 +5449,7 @@ err_rep_agent:
 	ib_unregister_mad_agent(port->rep_agent);
 err_agent:
 	ib_unregister_mad_agent(port->mad_agent);
+	cm_drain_answers(port);
 err_groups:
 	ib_port_unregister_client_groups(dev, port_num, cm_counter_groups);
 err_free:

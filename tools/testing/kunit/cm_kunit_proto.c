@@ -317,6 +317,14 @@ static const struct cm_transport fk_transport = {
 static void fk_flush(void)
 {
 	flush_workqueue(cm.wq);
+	/*
+	 * The answer work requeues itself after a batch, which a flush does
+	 * not wait for; what it hands to ids, the second flush does.
+	 */
+	if (fk_cur) {
+		cm_drain_answers(fk_cur->port);
+		flush_workqueue(cm.wq);
+	}
 }
 
 /* Complete one posted message with @status, as the MAD layer would. */
@@ -639,6 +647,8 @@ static void fk_clean(struct fk *fk)
 	struct fk_msg *m;
 	unsigned int i;
 
+	/* A hook or the fake's ah_from_wc may still wait for the test. */
+	complete_all(&fk->release);
 	/* Ids the test still owns, then whatever is outstanding. */
 	for (i = 0; i < fk->nowned; i++)
 		if (fk->owned[i])
