@@ -70,20 +70,6 @@ trap 'cleanup; rm -f "$KMSG"' EXIT
 modprobe_all ib_umad
 net_two
 
-# legit_rping NAME: one rping connection from $NS to rxe0.
-legit_rping() {
-	local ok=0
-	spawn "$1-server" rping -s -a "$IP0" -C 5
-	if wait_listen 7174 &&
-		run "$1-client" "${PEER[@]}" rping -c -a "$IP0" -C 5 -V; then
-		ok=1
-	else
-		kill "$(cat "$T/$1-server.pid")" 2>/dev/null
-	fi
-	reap "$1-server" || ok=0
-	[ $ok = 1 ]
-}
-
 # hw_pkts: packets rxe0 sent and received, then rxe1's.
 hw_pkts() {
 	local d c v out=''

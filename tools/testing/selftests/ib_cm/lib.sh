@@ -368,6 +368,23 @@ reap() {
 	return $rc
 }
 
+# legit_rping NAME: one rping connection (5 pings) from $NS to rxe0, the
+# client under RPING_TIMEOUT seconds (default IBCM_TIMEOUT); how long it
+# all took, in tenths of a second, goes to $T/NAME.time.
+legit_rping() {
+	local ok=0 t0=${EPOCHREALTIME/./}
+	spawn "$1-server" rping -s -a "$IP0" -C 5
+	if wait_listen 7174 && IBCM_TIMEOUT=${RPING_TIMEOUT:-$IBCM_TIMEOUT} \
+		run "$1-client" "${PEER[@]}" rping -c -a "$IP0" -C 5 -V; then
+		ok=1
+	else
+		kill "$(cat "$T/$1-server.pid")" 2>/dev/null
+	fi
+	reap "$1-server" || ok=0
+	echo $(((${EPOCHREALTIME/./} - t0) / 100000)) >"$T/$1.time"
+	[ $ok = 1 ]
+}
+
 # CM_IDS: our module's listing of its live ids (debugfs; none on stock).
 CM_IDS=/sys/kernel/debug/ib_cm/ids
 
