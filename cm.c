@@ -2811,11 +2811,11 @@ static void cm_reject_unlistened(struct cm_port *port,
 /*
  * A REQ is queued on the connection it repeats, if there is one, else on
  * the listener of its service ID.  Without either it needs an answer:
- * ERR_PTR(-EAGAIN) unless @answer, which sends it (cm_answer_work()).
+ * ERR_PTR(-EAGAIN) unless @answer (cm_answer()), which sends it.
  */
-static struct cm_id_priv *cm_lookup_req(struct cm_port *port,
-					struct ib_mad_recv_wc *recv_wc,
-					bool answer)
+static struct cm_id_priv *cm_find_req(struct cm_port *port,
+				      struct ib_mad_recv_wc *recv_wc,
+				      bool answer)
 {
 	struct cm_req_msg *req = (struct cm_req_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
@@ -2838,18 +2838,6 @@ static struct cm_id_priv *cm_lookup_req(struct cm_port *port,
 	else
 		cm_reject_unlistened(port, recv_wc);
 	return ERR_PTR(-ENOENT);
-}
-
-static struct cm_id_priv *cm_find_req(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc)
-{
-	return cm_lookup_req(port, recv_wc, false);
-}
-
-static struct cm_id_priv *cm_answer_req(struct cm_port *port,
-					struct ib_mad_recv_wc *recv_wc)
-{
-	return cm_lookup_req(port, recv_wc, true);
 }
 
 /* A REQ, on the queue of its listener (or of the connection it repeats). */
@@ -2991,7 +2979,8 @@ static void cm_format_rep_event(struct cm_rep_msg *rep, struct cm_id_priv *p,
 }
 
 static struct cm_id_priv *cm_find_rep(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc)
+				      struct ib_mad_recv_wc *recv_wc,
+				      bool answer)
 {
 	struct cm_rep_msg *rep = (struct cm_rep_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
@@ -3105,7 +3094,8 @@ static struct cm_id_priv *cm_find_conn(u32 ours, u32 theirs)
 }
 
 static struct cm_id_priv *cm_find_rtu(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc)
+				      struct ib_mad_recv_wc *recv_wc,
+				      bool answer)
 {
 	struct cm_rtu_msg *rtu = (struct cm_rtu_msg *)recv_wc->recv_buf.mad;
 
@@ -3132,7 +3122,8 @@ static void cm_recv_rtu(struct cm_id_priv *p, struct cm_work *work)
 }
 
 static struct cm_id_priv *cm_find_mra(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc)
+				      struct ib_mad_recv_wc *recv_wc,
+				      bool answer)
 {
 	struct cm_mra_msg *mra = (struct cm_mra_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
@@ -3224,7 +3215,8 @@ static struct cm_id_priv *cm_find_rejected(struct cm_rej_msg *rej)
 }
 
 static struct cm_id_priv *cm_find_rej(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc)
+				      struct ib_mad_recv_wc *recv_wc,
+				      bool answer)
 {
 	struct cm_rej_msg *rej = (struct cm_rej_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
@@ -3311,9 +3303,9 @@ static void cm_issue_drep(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 }
 
 /* A DREQ for no connection needs an answer, as for a REQ. */
-static struct cm_id_priv *cm_lookup_dreq(struct cm_port *port,
-					 struct ib_mad_recv_wc *recv_wc,
-					 bool answer)
+static struct cm_id_priv *cm_find_dreq(struct cm_port *port,
+				       struct ib_mad_recv_wc *recv_wc,
+				       bool answer)
 {
 	struct cm_dreq_msg *dreq = (struct cm_dreq_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
@@ -3339,18 +3331,6 @@ static struct cm_id_priv *cm_lookup_dreq(struct cm_port *port,
 		cm_issue_drep(port, recv_wc, false);
 	}
 	return ERR_PTR(-ENOENT);
-}
-
-static struct cm_id_priv *cm_find_dreq(struct cm_port *port,
-				       struct ib_mad_recv_wc *recv_wc)
-{
-	return cm_lookup_dreq(port, recv_wc, false);
-}
-
-static struct cm_id_priv *cm_answer_dreq(struct cm_port *port,
-					 struct ib_mad_recv_wc *recv_wc)
-{
-	return cm_lookup_dreq(port, recv_wc, true);
 }
 
 static void cm_recv_dreq(struct cm_id_priv *p, struct cm_work *work)
@@ -3402,7 +3382,8 @@ static void cm_recv_dreq(struct cm_id_priv *p, struct cm_work *work)
 }
 
 static struct cm_id_priv *cm_find_drep(struct cm_port *port,
-				       struct ib_mad_recv_wc *recv_wc)
+				       struct ib_mad_recv_wc *recv_wc,
+				       bool answer)
 {
 	struct cm_drep_msg *drep = (struct cm_drep_msg *)recv_wc->recv_buf.mad;
 
@@ -3458,9 +3439,9 @@ static void cm_issue_sidr_rep(struct cm_port *port,
 }
 
 /* A SIDR_REQ is queued on its listener; without one it needs an answer. */
-static struct cm_id_priv *cm_lookup_sidr_req(struct cm_port *port,
-					     struct ib_mad_recv_wc *recv_wc,
-					     bool answer)
+static struct cm_id_priv *cm_find_sidr_req(struct cm_port *port,
+					   struct ib_mad_recv_wc *recv_wc,
+					   bool answer)
 {
 	struct cm_sidr_req_msg *req =
 		(struct cm_sidr_req_msg *)recv_wc->recv_buf.mad;
@@ -3474,18 +3455,6 @@ static struct cm_id_priv *cm_lookup_sidr_req(struct cm_port *port,
 		return ERR_PTR(-EAGAIN);
 	cm_issue_sidr_rep(port, recv_wc, IB_SIDR_UNSUPPORTED);
 	return ERR_PTR(-ENOENT);
-}
-
-static struct cm_id_priv *cm_find_sidr_req(struct cm_port *port,
-					   struct ib_mad_recv_wc *recv_wc)
-{
-	return cm_lookup_sidr_req(port, recv_wc, false);
-}
-
-static struct cm_id_priv *cm_answer_sidr_req(struct cm_port *port,
-					     struct ib_mad_recv_wc *recv_wc)
-{
-	return cm_lookup_sidr_req(port, recv_wc, true);
 }
 
 /* A SIDR_REQ, on the queue of its listener. */
@@ -3558,7 +3527,8 @@ free:
 }
 
 static struct cm_id_priv *cm_find_sidr_rep(struct cm_port *port,
-					   struct ib_mad_recv_wc *recv_wc)
+					   struct ib_mad_recv_wc *recv_wc,
+					   bool answer)
 {
 	struct cm_sidr_rep_msg *rep =
 		(struct cm_sidr_rep_msg *)recv_wc->recv_buf.mad;
@@ -3631,7 +3601,8 @@ static void cm_path_from_lap(struct cm_lap_msg *lap, struct cm_id_priv *p,
 }
 
 static struct cm_id_priv *cm_find_lap(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc)
+				      struct ib_mad_recv_wc *recv_wc,
+				      bool answer)
 {
 	struct cm_lap_msg *lap = (struct cm_lap_msg *)recv_wc->recv_buf.mad;
 
@@ -3714,7 +3685,8 @@ out:
 }
 
 static struct cm_id_priv *cm_find_apr(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc)
+				      struct ib_mad_recv_wc *recv_wc,
+				      bool answer)
 {
 	struct cm_apr_msg *apr = (struct cm_apr_msg *)recv_wc->recv_buf.mad;
 
@@ -3825,38 +3797,34 @@ static void cm_process_establish(struct cm_id_priv *p)
 
 /**
  * struct cm_msg_ops - how a received message is handled
- * @find: when it comes in: the id it is for, referenced; or NULL if there
- *	is none (counted as unmatched), ERR_PTR(-EINVAL) if a field is out of
- *	range (counted), ERR_PTR(-EAGAIN) if nobody's id takes it and it
- *	needs an answer, any other error if it has been dealt with already
- *	(counted)
- * @answer: for a message @find returned -EAGAIN for, on its port's answer
- *	queue: the same lookup again, and the answer if it still finds no
- *	id (then ERR_PTR(-ENOENT)); NULL for messages that are never
- *	answered so
+ * @find: the id it is for, referenced; or NULL if there is none (counted
+ *	as unmatched), ERR_PTR(-EINVAL) if a field is out of range (counted),
+ *	any other error if it has been dealt with already (answered or
+ *	counted).  A REQ, SIDR_REQ or DREQ for no id needs an answer, which
+ *	may sleep: without @answer (when it comes in, in the MAD layer's
+ *	context) that is ERR_PTR(-EAGAIN), and the MAD goes to its port's
+ *	answer queue; with @answer (cm_answer()) it is sent
  * @recv: on the id's queue: the state machine's part
  */
 struct cm_msg_ops {
 	struct cm_id_priv *(*find)(struct cm_port *port,
-				   struct ib_mad_recv_wc *recv_wc);
-	struct cm_id_priv *(*answer)(struct cm_port *port,
-				     struct ib_mad_recv_wc *recv_wc);
+				   struct ib_mad_recv_wc *recv_wc, bool answer);
 	void (*recv)(struct cm_id_priv *p, struct cm_work *work);
 };
 
 /* In attribute ID order (REQ = 0x10 ... APR). */
 static const struct cm_msg_ops cm_msg_ops[CM_ATTR_COUNT] = {
-	{ cm_find_req, cm_answer_req, cm_recv_req },
-	{ cm_find_mra, NULL, cm_recv_mra },
-	{ cm_find_rej, NULL, cm_recv_rej },
-	{ cm_find_rep, NULL, cm_recv_rep },
-	{ cm_find_rtu, NULL, cm_recv_rtu },
-	{ cm_find_dreq, cm_answer_dreq, cm_recv_dreq },
-	{ cm_find_drep, NULL, cm_recv_drep },
-	{ cm_find_sidr_req, cm_answer_sidr_req, cm_recv_sidr_req },
-	{ cm_find_sidr_rep, NULL, cm_recv_sidr_rep },
-	{ cm_find_lap, NULL, cm_recv_lap },
-	{ cm_find_apr, NULL, cm_recv_apr },
+	{ cm_find_req, cm_recv_req },
+	{ cm_find_mra, cm_recv_mra },
+	{ cm_find_rej, cm_recv_rej },
+	{ cm_find_rep, cm_recv_rep },
+	{ cm_find_rtu, cm_recv_rtu },
+	{ cm_find_dreq, cm_recv_dreq },
+	{ cm_find_drep, cm_recv_drep },
+	{ cm_find_sidr_req, cm_recv_sidr_req },
+	{ cm_find_sidr_rep, cm_recv_sidr_rep },
+	{ cm_find_lap, cm_recv_lap },
+	{ cm_find_apr, cm_recv_apr },
 };
 
 /* A received MAD is done with: back to the MAD layer. */
@@ -4039,7 +4007,7 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 	cm_count(port, CM_RECV, cm_recv_hdr(recv_wc)->attr_id, 1);
 
 	ops = &cm_msg_ops[cm_attr_index(cm_recv_hdr(recv_wc)->attr_id)];
-	p = ops->find(port, recv_wc);
+	p = ops->find(port, recv_wc, false);
 	if (p == ERR_PTR(-EAGAIN)) {
 		/* Answered on cm.wq: see "How things flow" at the top. */
 		work = cm_new_work(port, recv_wc);
@@ -4062,26 +4030,19 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 /*
  * One MAD of the answer queue.  It is looked up again, as an id may have
  * come for it since; if none has, it is answered, unless it waited too
- * long or the port is going away.
+ * long (then dropped and counted) or the port is going away.
  */
 static void cm_answer(struct cm_port *port, struct cm_work *work)
 {
 	__be16 attr_id = cm_recv_hdr(work->recv_wc)->attr_id;
 	const struct cm_msg_ops *ops = &cm_msg_ops[cm_attr_index(attr_id)];
-	struct cm_id_priv *p;
+	bool fresh = time_before_eq(jiffies, work->queued + CM_ANSWER_MAX_AGE);
+	struct cm_id_priv *p = ERR_PTR(-ENODEV);
 
-	p = ops->find(port, work->recv_wc);
-	if (p == ERR_PTR(-EAGAIN)) {
-		if (!READ_ONCE(port->mad_agent)) {
-			p = ERR_PTR(-ENODEV);
-		} else if (time_after(jiffies,
-				      work->queued + CM_ANSWER_MAX_AGE)) {
-			cm_count_drop(port, CM_DROP_BACKLOG);
-			p = ERR_PTR(-ETIMEDOUT);
-		} else {
-			p = ops->answer(port, work->recv_wc);
-		}
-	}
+	if (READ_ONCE(port->mad_agent))
+		p = ops->find(port, work->recv_wc, fresh);
+	if (p == ERR_PTR(-EAGAIN))
+		cm_count_drop(port, CM_DROP_BACKLOG);
 	if (IS_ERR_OR_NULL(p)) {
 		cm_count_found(port, p);
 		cm_free_work(work);
