@@ -797,6 +797,10 @@ static void cm_ib_free_recv(struct ib_mad_recv_wc *recv_wc)
  * @cancel: stops the retries of a posted buffer (it still completes)
  * @modify: gives a posted buffer a new response timeout
  * @free_recv: returns a received MAD to the MAD layer
+ * @open_port: registers a port's MAD agents and counters and sets the CM
+ *	bit in its capability mask; on failure it undoes what it did
+ * @close_port: undoes @open_port: nothing is received on the port once it
+ *	returns, and its outstanding sends have completed
  *
  * Each cm_device carries the transport of its ports.  Real devices carry
  * cm_ib_transport, whose operations the cm_tp_*() helpers call directly;
@@ -826,7 +830,12 @@ struct cm_transport {
 	void (*cancel)(struct ib_mad_send_buf *msg);
 	int (*modify)(struct ib_mad_send_buf *msg, u32 timeout_ms);
 	void (*free_recv)(struct ib_mad_recv_wc *recv_wc);
+	int (*open_port)(struct cm_port *port);
+	void (*close_port)(struct cm_port *port);
 };
+
+static int cm_ib_open_port(struct cm_port *port);
+static void cm_ib_close_port(struct cm_port *port);
 
 static const struct cm_transport cm_ib_transport = {
 	.port_of_path = cm_ib_port_of_path,
@@ -842,6 +851,8 @@ static const struct cm_transport cm_ib_transport = {
 	.cancel = cm_ib_cancel,
 	.modify = cm_ib_modify,
 	.free_recv = cm_ib_free_recv,
+	.open_port = cm_ib_open_port,
+	.close_port = cm_ib_close_port,
 };
 
 /* The device a send buffer was made on (its agent's context is the port). */
@@ -5328,28 +5339,101 @@ static void cm_drain_answers(struct cm_port *port)
 	} while (ran);
 }
 
-static void cm_remove_port(struct cm_device *cm_dev, struct cm_port *port)
+/*
+ * The agents leave @port under the agent lock (no send is being made on
+ * them then) and are unregistered; their outstanding sends are flushed
+ * and their handlers done when this returns.
+ */
+static void cm_ib_drop_agents(struct cm_port *port)
 {
-	struct ib_port_modify clear = { .clr_port_cap_mask = IB_PORT_CM_SUP };
+	struct cm_device *cm_dev = port->cm_dev;
 	struct ib_mad_agent *mad_agent, *rep_agent;
-
-	ib_modify_port(cm_dev->ib_device, port->port_num, 0, &clear);
 
 	write_lock_irq(&cm_dev->agent_lock);
 	mad_agent = port->mad_agent;
 	rep_agent = port->rep_agent;
-	port->mad_agent = NULL;
+	WRITE_ONCE(port->mad_agent, NULL);
 	port->rep_agent = NULL;
 	write_unlock_irq(&cm_dev->agent_lock);
 
-	/* Outstanding sends complete (flushed) before these return. */
 	if (rep_agent)
 		ib_unregister_mad_agent(rep_agent);
 	if (mad_agent)
 		ib_unregister_mad_agent(mad_agent);
-	cm_drain_answers(port);
-	ib_port_unregister_client_groups(cm_dev->ib_device, port->port_num,
+}
+
+static struct ib_mad_agent *cm_ib_register(struct cm_port *port,
+					   struct ib_mad_reg_req *reg)
+{
+	return ib_register_mad_agent(port->cm_dev->ib_device, port->port_num,
+				     IB_QPT_GSI, reg, 0, cm_send_handler,
+				     reg ? cm_recv_handler : NULL, port, 0);
+}
+
+static int cm_ib_open_port(struct cm_port *port)
+{
+	struct ib_port_modify set = { .set_port_cap_mask = IB_PORT_CM_SUP };
+	struct ib_mad_reg_req reg = {
+		.mgmt_class = IB_MGMT_CLASS_CM,
+		.mgmt_class_version = CM_CLASS_VERSION,
+	};
+	struct cm_device *cm_dev = port->cm_dev;
+	struct ib_device *dev = cm_dev->ib_device;
+	struct ib_mad_agent *agent, *rep_agent;
+	int ret;
+
+	ret = ib_port_register_client_groups(dev, port->port_num,
+					     cm_counter_groups);
+	if (ret)
+		return ret;
+
+	set_bit(IB_MGMT_METHOD_SEND, reg.method_mask);
+	agent = cm_ib_register(port, &reg);
+	if (IS_ERR(agent)) {
+		ret = PTR_ERR(agent);
+		goto err_groups;
+	}
+	write_lock_irq(&cm_dev->agent_lock);
+	WRITE_ONCE(port->mad_agent, agent);
+	write_unlock_irq(&cm_dev->agent_lock);
+
+	rep_agent = cm_ib_register(port, NULL);
+	if (IS_ERR(rep_agent)) {
+		ret = PTR_ERR(rep_agent);
+		goto err_agents;
+	}
+	write_lock_irq(&cm_dev->agent_lock);
+	port->rep_agent = rep_agent;
+	write_unlock_irq(&cm_dev->agent_lock);
+
+	ret = ib_modify_port(dev, port->port_num, 0, &set);
+	if (ret)
+		goto err_agents;
+	return 0;
+
+err_agents:
+	cm_ib_drop_agents(port);
+err_groups:
+	ib_port_unregister_client_groups(dev, port->port_num,
 					 cm_counter_groups);
+	return ret;
+}
+
+static void cm_ib_close_port(struct cm_port *port)
+{
+	struct ib_port_modify clear = { .clr_port_cap_mask = IB_PORT_CM_SUP };
+	struct ib_device *dev = port->cm_dev->ib_device;
+
+	ib_modify_port(dev, port->port_num, 0, &clear);
+	cm_ib_drop_agents(port);
+	ib_port_unregister_client_groups(dev, port->port_num,
+					 cm_counter_groups);
+}
+
+static void cm_remove_port(struct cm_port *port)
+{
+	port->cm_dev->tp->close_port(port);
+	cm_drain_answers(port);
 }
 
 /* The lock and queue of a new cm_port (also the KUnit suites'). */
@@ -5360,15 +5444,13 @@ static void cm_port_init(struct cm_port *port)
 	INIT_WORK(&port->answer_work, cm_answer_work);
 }
 
+/*
+ * The port stays in @cm_dev's array, also when it fails to open: an id
+ * made from a MAD it received meanwhile may point at it, and it is freed
+ * with the device.
+ */
 static int cm_add_port(struct cm_device *cm_dev, u32 port_num)
 {
-	struct ib_port_modify set = { .set_port_cap_mask = IB_PORT_CM_SUP };
-	struct ib_mad_reg_req reg = {
-		.mgmt_class = IB_MGMT_CLASS_CM,
-		.mgmt_class_version = CM_CLASS_VERSION,
-	};
-	struct ib_device *dev = cm_dev->ib_device;
-	struct ib_mad_agent *agent;
 	struct cm_port *port;
 	int ret;
 
@@ -5380,42 +5462,9 @@ static int cm_add_port(struct cm_device *cm_dev, u32 port_num)
 	port->port_num = port_num;
 	cm_dev->port[port_num - 1] = port;
 
-	ret = ib_port_register_client_groups(dev, port_num, cm_counter_groups);
+	ret = cm_dev->tp->open_port(port);
 	if (ret)
-		goto err_free;
-
-	set_bit(IB_MGMT_METHOD_SEND, reg.method_mask);
-	agent = ib_register_mad_agent(dev, port_num, IB_QPT_GSI, &reg, 0,
-				      cm_send_handler, cm_recv_handler, port, 0);
-	if (IS_ERR(agent)) {
-		ret = PTR_ERR(agent);
-		goto err_groups;
-	}
-	port->mad_agent = agent;
-
-	agent = ib_register_mad_agent(dev, port_num, IB_QPT_GSI, NULL, 0,
-				      cm_send_handler, NULL, port, 0);
-	if (IS_ERR(agent)) {
-		ret = PTR_ERR(agent);
-		goto err_agent;
-	}
-	port->rep_agent = agent;
-
-	ret = ib_modify_port(dev, port_num, 0, &set);
-	if (ret)
-		goto err_rep_agent;
-	return 0;
-
-err_rep_agent:
-	ib_unregister_mad_agent(port->rep_agent);
-err_agent:
-	ib_unregister_mad_agent(port->mad_agent);
-	cm_drain_answers(port);
-err_groups:
-	ib_port_unregister_client_groups(dev, port_num, cm_counter_groups);
-err_free:
-	cm_dev->port[port_num - 1] = NULL;
-	kfree(port);
+		cm_drain_answers(port);
 	return ret;
 }
 
@@ -5429,11 +5478,18 @@ static void cm_device_init(struct cm_device *cm_dev)
 	INIT_LIST_HEAD(&cm_dev->ahs);
 }
 
-static int cm_add_one(struct ib_device *ib_device)
+/*
+ * The CM on every CM-capable port of @ib_device, reached through @tp (the
+ * KUnit suites give a fake device a transport of their own).  If a port
+ * cannot be opened, the device is not added: the ports opened before it
+ * are closed again.
+ */
+static int cm_add_device(struct ib_device *ib_device,
+			 const struct cm_transport *tp)
 {
 	struct cm_device *cm_dev;
 	unsigned int count = 0;
-	u32 i;
+	u32 i, j;
 	int ret = 0;
 
 	cm_dev = kzalloc_flex(*cm_dev, port, ib_device->phys_port_cnt);
@@ -5443,7 +5499,7 @@ static int cm_add_one(struct ib_device *ib_device)
 	cm_dev->nports = ib_device->phys_port_cnt;
 	cm_device_init(cm_dev);
 	cm_dev->ib_device = ib_device;
-	cm_dev->tp = &cm_ib_transport;
+	cm_dev->tp = tp;
 	cm_dev->ack_delay = ib_device->attrs.local_ca_ack_delay;
 	ib_set_client_data(ib_device, &cm_client, cm_dev);
 
@@ -5466,12 +5522,18 @@ static int cm_add_one(struct ib_device *ib_device)
 	return 0;
 
 err:
-	for (i = 0; i < cm_dev->nports; i++)
-		if (cm_dev->port[i])
-			cm_remove_port(cm_dev, cm_dev->port[i]);
+	/* Port @i cleaned up after itself; those before it are open. */
+	for (j = 0; j + 1 < i; j++)
+		if (cm_dev->port[j])
+			cm_remove_port(cm_dev->port[j]);
 	ib_set_client_data(ib_device, &cm_client, NULL);
 	cm_device_put(cm_dev);
 	return ret;
+}
+
+static int cm_add_one(struct ib_device *ib_device)
+{
+	return cm_add_device(ib_device, &cm_ib_transport);
 }
 
 /*
@@ -5512,7 +5574,7 @@ static void cm_remove_one(struct ib_device *ib_device, void *client_data)
 
 	for (i = 0; i < cm_dev->nports; i++)
 		if (cm_dev->port[i])
-			cm_remove_port(cm_dev, cm_dev->port[i]);
+			cm_remove_port(cm_dev->port[i]);
 
 	/* Work already queued for this device finishes before we return. */
 	flush_workqueue(cm.wq);

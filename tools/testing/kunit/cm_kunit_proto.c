@@ -4397,9 +4397,177 @@ static void every_allocation_failure_is_survived(struct kunit *test)
 	kunit_info(test, "%u allocations failed in turn\n", s.nth - 2);
 }
 
+/* ---- adding a device ---- */
+
+#define FK_DEV_PORTS	2
+
+/*
+ * A device of two ports for cm_add_device(), whose transport only opens
+ * and closes ports: @fail_port fails to open (0: none does).
+ */
+struct fk_dev {
+	struct kunit *test;
+	struct ib_device dev;
+	struct ib_port_data port_data[FK_DEV_PORTS + 1];
+	unsigned long open;	/* bit n: port n is open */
+	unsigned int opens;
+	u32 fail_port;
+};
+
+static struct fk_dev *fk_dev_cur;
+
+static int fk_dev_open_port(struct cm_port *port)
+{
+	struct fk_dev *d = fk_dev_cur;
+
+	KUNIT_EXPECT_FALSE_MSG(d->test, test_bit(port->port_num, &d->open),
+			       "port %u opened twice", port->port_num);
+	if (port->port_num == d->fail_port)
+		return -EBUSY;
+	__set_bit(port->port_num, &d->open);
+	d->opens++;
+	return 0;
+}
+
+static void fk_dev_close_port(struct cm_port *port)
+{
+	struct fk_dev *d = fk_dev_cur;
+
+	KUNIT_EXPECT_TRUE_MSG(d->test, test_bit(port->port_num, &d->open),
+			      "port %u closed but not open", port->port_num);
+	__clear_bit(port->port_num, &d->open);
+}
+
+static const struct cm_transport fk_dev_transport = {
+	.open_port = fk_dev_open_port,
+	.close_port = fk_dev_close_port,
+};
+
+static void fk_dev_release(void *data)
+{
+	struct fk_dev *d = data;
+
+	xa_destroy(&d->dev.client_data);
+	fk_dev_cur = NULL;
+}
+
+/* A fresh device whose ports have a CM if @cm; the client's slot is made. */
+static struct fk_dev *fk_dev_new(struct kunit *test, bool cm)
+{
+	struct fk_dev *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	int ret;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	d->test = test;
+	d->dev.phys_port_cnt = FK_DEV_PORTS;
+	d->dev.port_data = d->port_data;
+	for (i = 1; i <= FK_DEV_PORTS; i++)
+		d->port_data[i].immutable.core_cap_flags =
+			cm ? RDMA_CORE_PORT_IBA_IB : 0;
+	xa_init_flags(&d->dev.client_data, XA_FLAGS_ALLOC);
+	/* As ib_core does before it calls the client's add(). */
+	KUNIT_ASSERT_EQ(test, xa_err(xa_store(&d->dev.client_data,
+					      cm_client.client_id, NULL,
+					      GFP_KERNEL)), 0);
+	ret = kunit_add_action_or_reset(test, fk_dev_release, d);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	fk_dev_cur = d;
+	return d;
+}
+
+static bool fk_dev_listed(struct fk_dev *d)
+{
+	struct cm_device *cm_dev;
+	bool found = false;
+
+	spin_lock_irq(&cm.lock);
+	list_for_each_entry(cm_dev, &cm.devices, list)
+		found |= cm_dev->ib_device == &d->dev;
+	spin_unlock_irq(&cm.lock);
+	return found;
+}
+
+/* cm_add_device() returned @ret: all of the device is there, or none. */
+static void fk_dev_check(struct fk_dev *d, int ret)
+{
+	struct kunit *test = d->test;
+	void *cm_dev = ib_get_client_data(&d->dev, &cm_client);
+
+	if (!ret) {
+		KUNIT_EXPECT_EQ(test, d->open, GENMASK(FK_DEV_PORTS, 1));
+		KUNIT_EXPECT_TRUE(test, fk_dev_listed(d));
+		KUNIT_ASSERT_NOT_NULL(test, cm_dev);
+		cm_remove_one(&d->dev, cm_dev);
+	} else {
+		KUNIT_EXPECT_NULL(test, cm_dev);
+	}
+	KUNIT_EXPECT_EQ_MSG(test, d->open, 0UL, "ports left open");
+	KUNIT_EXPECT_FALSE(test, fk_dev_listed(d));
+}
+
+static void device_add_that_fails_at_a_port_closes_the_others(struct kunit *test)
+{
+	struct fk_dev *d = fk_dev_new(test, true);
+	u32 port;
+
+	for (port = 1; port <= FK_DEV_PORTS; port++) {
+		d->fail_port = port;
+		d->opens = 0;
+		KUNIT_EXPECT_EQ(test, cm_add_device(&d->dev, &fk_dev_transport),
+				-EBUSY);
+		KUNIT_EXPECT_EQ(test, d->opens, port - 1);
+		fk_dev_check(d, -EBUSY);
+	}
+	d->fail_port = 0;
+	fk_dev_check(d, cm_add_device(&d->dev, &fk_dev_transport));
+}
+
+static void device_without_a_cm_port_is_not_added(struct kunit *test)
+{
+	struct fk_dev *d = fk_dev_new(test, false);
+
+	KUNIT_EXPECT_EQ(test, cm_add_device(&d->dev, &fk_dev_transport),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, d->opens, 0U);
+	fk_dev_check(d, -EOPNOTSUPP);
+}
+
+/*
+ * The sweep of cm_add_device()'s allocations: the device's and each of
+ * its ports' fail in turn.  A failure may also land where it is absorbed
+ * (kmemleak's own objects, in the debug run): then the device is added.
+ */
+static void device_add_survives_every_allocation_failure(struct kunit *test)
+{
+	struct fk_dev *d = fk_dev_new(test, true);
+	unsigned int nth, nomem = 0;
+	bool failed = true;
+	int ret;
+
+	ret = fk_failslab_take(test);
+	if (ret)
+		kunit_skip(test, "needs failslab's debugfs attributes and ib_cm built in (%d)",
+			   ret);
+	for (nth = 1; failed && nth <= FK_SWEEP_MAX; nth++) {
+		fk_fail_nth(nth);
+		ret = cm_add_device(&d->dev, &fk_dev_transport);
+		failed = fk_fail_stop();
+		KUNIT_EXPECT_TRUE_MSG(test, !ret || (failed && ret == -ENOMEM),
+				      "allocation %u: %d", nth, ret);
+		nomem += ret == -ENOMEM;
+		fk_dev_check(d, ret);
+	}
+	KUNIT_EXPECT_FALSE(test, failed);
+	KUNIT_EXPECT_EQ(test, nomem, FK_DEV_PORTS + 1U);
+}
+
 static struct kunit_case fk_fault_cases[] = {
 	KUNIT_CASE_PARAM(every_allocation_failure_is_survived,
 			 fk_sweep_gen_params),
+	KUNIT_CASE(device_add_that_fails_at_a_port_closes_the_others),
+	KUNIT_CASE(device_without_a_cm_port_is_not_added),
+	KUNIT_CASE(device_add_survives_every_allocation_failure),
 	{}
 };
 
