@@ -5447,7 +5447,7 @@ static void cm_port_init(struct cm_port *port)
 /*
  * The port stays in @cm_dev's array, also when it fails to open: an id
  * made from a MAD it received meanwhile may point at it, and it is freed
- * with the device.
+ * with the device (whose error path flushes the work it queued).
  */
 static int cm_add_port(struct cm_device *cm_dev, u32 port_num)
 {
@@ -5476,6 +5476,29 @@ static void cm_device_init(struct cm_device *cm_dev)
 	init_rwsem(&cm_dev->ah_rwsem);
 	spin_lock_init(&cm_dev->ah_lock);
 	INIT_LIST_HEAD(&cm_dev->ahs);
+}
+
+/*
+ * The address handles of @cm_dev must go before the MAD layer frees the
+ * PD they are in.  Its users destroy their ids before this (their clients
+ * are removed first), and the sends are flushed: what is left belongs to
+ * ids nobody destroyed, which can send nothing more.  Their cm_ah stay,
+ * without handle, until their last reference goes.
+ */
+static void cm_forget_ahs(struct cm_device *cm_dev)
+{
+	struct cm_ah *ah;
+
+	down_write(&cm_dev->ah_rwsem);	/* no handle is being made */
+	spin_lock_irq(&cm_dev->ah_lock);
+	cm_dev->ahs_gone = true;
+	list_for_each_entry(ah, &cm_dev->ahs, list) {
+		if (ah->ah)
+			cm_tp_destroy_ah(ah->port, ah->ah);
+		WRITE_ONCE(ah->ah, NULL);
+	}
+	spin_unlock_irq(&cm_dev->ah_lock);
+	up_write(&cm_dev->ah_rwsem);
 }
 
 /*
@@ -5522,11 +5545,14 @@ static int cm_add_device(struct ib_device *ib_device,
 	return 0;
 
 err:
-	/* Port @i cleaned up after itself; those before it are open. */
+	/* A failed port cleaned up after itself; those before it are open. */
 	for (j = 0; j + 1 < i; j++)
 		if (cm_dev->port[j])
 			cm_remove_port(cm_dev->port[j]);
 	ib_set_client_data(ib_device, &cm_client, NULL);
+	/* As on removal: work for ids that its ports received, and handles. */
+	flush_workqueue(cm.wq);
+	cm_forget_ahs(cm_dev);
 	cm_device_put(cm_dev);
 	return ret;
 }
@@ -5534,29 +5560,6 @@ err:
 static int cm_add_one(struct ib_device *ib_device)
 {
 	return cm_add_device(ib_device, &cm_ib_transport);
-}
-
-/*
- * The address handles of @cm_dev must go before the MAD layer frees the
- * PD they are in.  Its users destroy their ids before this (their clients
- * are removed first), and the sends are flushed: what is left belongs to
- * ids nobody destroyed, which can send nothing more.  Their cm_ah stay,
- * without handle, until their last reference goes.
- */
-static void cm_forget_ahs(struct cm_device *cm_dev)
-{
-	struct cm_ah *ah;
-
-	down_write(&cm_dev->ah_rwsem);	/* no handle is being made */
-	spin_lock_irq(&cm_dev->ah_lock);
-	cm_dev->ahs_gone = true;
-	list_for_each_entry(ah, &cm_dev->ahs, list) {
-		if (ah->ah)
-			cm_tp_destroy_ah(ah->port, ah->ah);
-		WRITE_ONCE(ah->ah, NULL);
-	}
-	spin_unlock_irq(&cm_dev->ah_lock);
-	up_write(&cm_dev->ah_rwsem);
 }
 
 static void cm_remove_one(struct ib_device *ib_device, void *client_data)

@@ -4369,17 +4369,23 @@ static void fk_sweep_reset(struct fk *fk)
 /* Bound on the allocations of one exchange, should the sweep not end. */
 #define FK_SWEEP_MAX	200
 
+/* failslab is the test's, or the test is skipped. */
+static void fk_failslab_or_skip(struct kunit *test)
+{
+	int ret = fk_failslab_take(test);
+
+	if (ret)
+		kunit_skip(test, "needs failslab's debugfs attributes and ib_cm built in (%d)",
+			   ret);
+}
+
 static void every_allocation_failure_is_survived(struct kunit *test)
 {
 	const struct fk_sweep_case *c = test->param_value;
 	struct fk_sweep s = { .fk = test->priv };
 	bool failed = true;
-	int ret;
 
-	ret = fk_failslab_take(test);
-	if (ret)
-		kunit_skip(test, "needs failslab's debugfs attributes and ib_cm built in (%d)",
-			   ret);
+	fk_failslab_or_skip(test);
 	for (s.nth = 1; failed && s.nth <= FK_SWEEP_MAX; s.nth++) {
 		s.retries = 0;
 		fk_fail_nth(s.nth);
@@ -4438,7 +4444,16 @@ static void fk_dev_close_port(struct cm_port *port)
 	__clear_bit(port->port_num, &d->open);
 }
 
+/* Listed while it is added: a path lookup finds none of its ports. */
+static struct cm_port *fk_dev_port_of_path(struct cm_device *cm_dev,
+					   struct sa_path_rec *path,
+					   const struct ib_gid_attr *sgid_attr)
+{
+	return NULL;
+}
+
 static const struct cm_transport fk_dev_transport = {
+	.port_of_path = fk_dev_port_of_path,
 	.open_port = fk_dev_open_port,
 	.close_port = fk_dev_close_port,
 };
@@ -4499,6 +4514,8 @@ static void fk_dev_check(struct fk_dev *d, int ret)
 		KUNIT_EXPECT_TRUE(test, fk_dev_listed(d));
 		KUNIT_ASSERT_NOT_NULL(test, cm_dev);
 		cm_remove_one(&d->dev, cm_dev);
+		/* As ib_core does once the client is removed. */
+		ib_set_client_data(&d->dev, &cm_client, NULL);
 	} else {
 		KUNIT_EXPECT_NULL(test, cm_dev);
 	}
@@ -4545,10 +4562,7 @@ static void device_add_survives_every_allocation_failure(struct kunit *test)
 	bool failed = true;
 	int ret;
 
-	ret = fk_failslab_take(test);
-	if (ret)
-		kunit_skip(test, "needs failslab's debugfs attributes and ib_cm built in (%d)",
-			   ret);
+	fk_failslab_or_skip(test);
 	for (nth = 1; failed && nth <= FK_SWEEP_MAX; nth++) {
 		fk_fail_nth(nth);
 		ret = cm_add_device(&d->dev, &fk_dev_transport);
