@@ -5393,26 +5393,25 @@ static int cm_ib_open_port(struct cm_port *port)
 		ret = PTR_ERR(agent);
 		goto err_groups;
 	}
-	write_lock_irq(&cm_dev->agent_lock);
-	WRITE_ONCE(port->mad_agent, agent);
-	write_unlock_irq(&cm_dev->agent_lock);
-
 	rep_agent = cm_ib_register(port, NULL);
 	if (IS_ERR(rep_agent)) {
 		ret = PTR_ERR(rep_agent);
-		goto err_agents;
+		ib_unregister_mad_agent(agent);
+		goto err_groups;
 	}
+	/* Until now the port sent nothing, and answered nothing. */
 	write_lock_irq(&cm_dev->agent_lock);
+	WRITE_ONCE(port->mad_agent, agent);
 	port->rep_agent = rep_agent;
 	write_unlock_irq(&cm_dev->agent_lock);
 
 	ret = ib_modify_port(dev, port->port_num, 0, &set);
-	if (ret)
-		goto err_agents;
+	if (ret) {
+		cm_ib_drop_agents(port);
+		goto err_groups;
+	}
 	return 0;
 
-err_agents:
-	cm_ib_drop_agents(port);
 err_groups:
 	ib_port_unregister_client_groups(dev, port->port_num,
 					 cm_counter_groups);
@@ -5502,6 +5501,24 @@ static void cm_forget_ahs(struct cm_device *cm_dev)
 }
 
 /*
+ * The end of @cm_dev, being removed or failing to be added: its open
+ * ports, those numbered below @end, are closed; the work they queued
+ * finishes and the address handles go before this returns, and the
+ * device's own reference is dropped.
+ */
+static void cm_close_device(struct cm_device *cm_dev, u32 end)
+{
+	u32 i;
+
+	for (i = 0; i + 1 < end; i++)
+		if (cm_dev->port[i])
+			cm_remove_port(cm_dev->port[i]);
+	flush_workqueue(cm.wq);
+	cm_forget_ahs(cm_dev);
+	cm_device_put(cm_dev);
+}
+
+/*
  * The CM on every CM-capable port of @ib_device, reached through @tp (the
  * KUnit suites give a fake device a transport of their own).  If a port
  * cannot be opened, the device is not added: the ports opened before it
@@ -5512,7 +5529,7 @@ static int cm_add_device(struct ib_device *ib_device,
 {
 	struct cm_device *cm_dev;
 	unsigned int count = 0;
-	u32 i, j;
+	u32 i;
 	int ret = 0;
 
 	cm_dev = kzalloc_flex(*cm_dev, port, ib_device->phys_port_cnt);
@@ -5545,15 +5562,9 @@ static int cm_add_device(struct ib_device *ib_device,
 	return 0;
 
 err:
-	/* A failed port cleaned up after itself; those before it are open. */
-	for (j = 0; j + 1 < i; j++)
-		if (cm_dev->port[j])
-			cm_remove_port(cm_dev->port[j]);
 	ib_set_client_data(ib_device, &cm_client, NULL);
-	/* As on removal: work for ids that its ports received, and handles. */
-	flush_workqueue(cm.wq);
-	cm_forget_ahs(cm_dev);
-	cm_device_put(cm_dev);
+	/* A failed port cleaned up after itself; those before it are open. */
+	cm_close_device(cm_dev, i);
 	return ret;
 }
 
@@ -5565,7 +5576,6 @@ static int cm_add_one(struct ib_device *ib_device)
 static void cm_remove_one(struct ib_device *ib_device, void *client_data)
 {
 	struct cm_device *cm_dev = client_data;
-	u32 i;
 
 	if (!cm_dev)
 		return;
@@ -5575,14 +5585,7 @@ static void cm_remove_one(struct ib_device *ib_device, void *client_data)
 	list_del(&cm_dev->list);
 	spin_unlock_irq(&cm.lock);
 
-	for (i = 0; i < cm_dev->nports; i++)
-		if (cm_dev->port[i])
-			cm_remove_port(cm_dev->port[i]);
-
-	/* Work already queued for this device finishes before we return. */
-	flush_workqueue(cm.wq);
-	cm_forget_ahs(cm_dev);
-	cm_device_put(cm_dev);
+	cm_close_device(cm_dev, cm_dev->nports + 1);
 }
 
 /* ---------------------------------------------------------------------

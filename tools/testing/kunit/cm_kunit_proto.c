@@ -4420,11 +4420,14 @@ struct fk_dev {
 	u32 fail_port;
 };
 
-static struct fk_dev *fk_dev_cur;
+static struct fk_dev *fk_dev_of(struct cm_port *port)
+{
+	return container_of(port->cm_dev->ib_device, struct fk_dev, dev);
+}
 
 static int fk_dev_open_port(struct cm_port *port)
 {
-	struct fk_dev *d = fk_dev_cur;
+	struct fk_dev *d = fk_dev_of(port);
 
 	KUNIT_EXPECT_FALSE_MSG(d->test, test_bit(port->port_num, &d->open),
 			       "port %u opened twice", port->port_num);
@@ -4437,7 +4440,7 @@ static int fk_dev_open_port(struct cm_port *port)
 
 static void fk_dev_close_port(struct cm_port *port)
 {
-	struct fk_dev *d = fk_dev_cur;
+	struct fk_dev *d = fk_dev_of(port);
 
 	KUNIT_EXPECT_TRUE_MSG(d->test, test_bit(port->port_num, &d->open),
 			      "port %u closed but not open", port->port_num);
@@ -4463,7 +4466,6 @@ static void fk_dev_release(void *data)
 	struct fk_dev *d = data;
 
 	xa_destroy(&d->dev.client_data);
-	fk_dev_cur = NULL;
 }
 
 /* A fresh device whose ports have a CM if @cm; the client's slot is made. */
@@ -4487,7 +4489,6 @@ static struct fk_dev *fk_dev_new(struct kunit *test, bool cm)
 					      GFP_KERNEL)), 0);
 	ret = kunit_add_action_or_reset(test, fk_dev_release, d);
 	KUNIT_ASSERT_EQ(test, ret, 0);
-	fk_dev_cur = d;
 	return d;
 }
 
