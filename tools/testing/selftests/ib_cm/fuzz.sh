@@ -70,18 +70,6 @@ trap 'cleanup; rm -f "$KMSG"' EXIT
 modprobe_all ib_umad
 net_two
 
-# hw_pkts: packets rxe0 sent and received, then rxe1's.
-hw_pkts() {
-	local d c v out=''
-	for d in rxe0 rxe1; do
-		for c in sent_pkts rcvd_pkts; do
-			read -r v <"/sys/class/infiniband/$d/ports/1/hw_counters/$c"
-			out="$out $v"
-		done
-	done
-	echo "${out# }"
-}
-
 # cm_fuzz sends at least 500 MADs/s; the end points must outlive it.
 FUZZ_SECS=$((COUNT / 500 + 120))
 PEER_SECS=$((FUZZ_SECS + 300))
@@ -125,7 +113,7 @@ done
 
 snap rxe0
 snap rxe1
-hw0=$(hw_pkts)
+hw0=$(hw_counters sent_pkts rcvd_pkts)
 base0=$(grep -c 'MAD received with unsupported base version' "$KMSG")
 check "histograms on ib_mad:ib_mad_recv_done_handler" mad_hist_on
 
@@ -157,7 +145,7 @@ check "cm_peer live server exits cleanly" settle live 30
 check "the CM counters settle" quiesce 3 120 rxe0 rxe1
 show_counters rxe0
 show_counters rxe1
-log "rxe packets (rxe0 sent, rxe0 received, rxe1 sent, rxe1 received): before $hw0, after $(hw_pkts)"
+log "rxe packets (rxe0 sent, rxe0 received, rxe1 sent, rxe1 received): before $hw0, after $(hw_counters sent_pkts rcvd_pkts)"
 log "neighbours never resolved (GIDs from fuzzed REQs): $(ip neigh show dev veth0 | grep -c FAILED)"
 
 # ---- the accounting ----

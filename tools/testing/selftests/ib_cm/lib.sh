@@ -405,6 +405,18 @@ check_no_ids() {
 	[ -z "$left" ] || printf '%s\n' "$left" | head -n 40 | sed 's/^/# left: /'
 }
 
+# hw_counters NAME...: rxe0's hw counters NAME..., then rxe1's, on one line.
+hw_counters() {
+	local d c v out=''
+	for d in rxe0 rxe1; do
+		for c in "$@"; do
+			read -r v <"/sys/class/infiniband/$d/ports/1/hw_counters/$c"
+			out="$out $v"
+		done
+	done
+	echo "${out# }"
+}
+
 # gone DEV: the RDMA device DEV is unregistered.
 gone() {
 	[ ! -e "/sys/class/infiniband/$1" ]

@@ -81,12 +81,9 @@ stuck() {
 # gave_up: the RC sends that the transports of both devices gave up on so
 # far, their retries (or RNR retries) run out.
 gave_up() {
-	local d c v n=0
-	for d in rxe0 rxe1; do
-		for c in retry_exceeded_err retry_rnr_exceeded_err; do
-			read -r v <"/sys/class/infiniband/$d/ports/1/hw_counters/$c"
-			n=$((n + v))
-		done
+	local v n=0
+	for v in $(hw_counters retry_exceeded_err retry_rnr_exceeded_err); do
+		n=$((n + v))
 	done
 	echo "$n"
 }
