@@ -416,6 +416,9 @@ struct cm_work {
  * @sidr_gid: source GID of a received SIDR_REQ (with @sidr_lid, its key)
  * @sidr_lid: source LID of a received SIDR_REQ
  * @tw_handed_over: its local ID now belongs to a struct cm_timewait
+ * @sent_data: private data of the RTU or DREP we sent last, for resending
+ *	them to a repeated REP or DREQ (kmalloc()ed; NULL when there was none)
+ * @sent_data_len: its length
  * @state_since: jiffies of the last change of @id.state (debugfs)
  * @rcu: frees the structure after lookups under RCU are done with it
  */
@@ -477,6 +480,8 @@ struct cm_id_priv {
 	union ib_gid sidr_gid;
 	u16 sidr_lid;
 	bool tw_handed_over;
+	u8 sent_data_len;
+	void *sent_data;
 	unsigned long state_since;
 	struct rcu_head rcu;
 };
@@ -1187,6 +1192,19 @@ static void __cm_unlink_remote(struct cm_id_priv *p)
 	cm_unlink_node(&p->sidr_node, &cm.sidr_tree);
 }
 
+/*
+ * The QP of @p is gone (destroyed by its consumer): the peer may reuse
+ * its own QPN for a new connection at once, not a stale one.
+ */
+static void cm_forget_remote_qp(struct cm_id_priv *p)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cm.lock, flags);
+	cm_unlink_remote_qp(p);
+	spin_unlock_irqrestore(&cm.lock, flags);
+}
+
 static void cm_unlink_remote(struct cm_id_priv *p)
 {
 	unsigned long flags;
@@ -1214,6 +1232,7 @@ static void cm_free_id(struct cm_id_priv *p)
 		xa_erase_irq(&cm.local_ids, cm_local_index(p->id.local_id));
 	cm_av_release(&p->av);
 	cm_av_release(&p->alt_av);
+	kfree(p->sent_data);
 	call_rcu(&p->rcu, cm_free_rcu);
 }
 
@@ -2452,6 +2471,23 @@ static bool cm_mtu_valid(unsigned int mtu)
 	return mtu >= IB_MTU_256 && mtu <= IB_MTU_4096;
 }
 
+/*
+ * A path of a REQ that came through an IB router (not subnet-local): the
+ * sender may not know the LIDs on our subnet and names them permissive.
+ * Then the packet that brought the REQ tells: it came from the router's
+ * LID on the SL our subnet uses, to our LID's path bits.
+ */
+static void cm_path_routed(struct sa_path_rec *path, u16 their_lid,
+			   u16 our_lid, struct ib_wc *wc)
+{
+	if (their_lid == be16_to_cpu(IB_LID_PERMISSIVE)) {
+		sa_path_set_dlid(path, wc->slid);
+		path->sl = wc->sl;
+	}
+	if (our_lid == be16_to_cpu(IB_LID_PERMISSIVE))
+		sa_path_set_slid(path, wc->dlid_path_bits);
+}
+
 /* The primary path of a REQ, seen from our side. */
 static void cm_req_primary(struct cm_req_msg *req, struct sa_path_rec *path,
 			   struct ib_wc *wc, u8 *ack_timeout)
@@ -2469,11 +2505,15 @@ static void cm_req_primary(struct cm_req_msg *req, struct sa_path_rec *path,
 	/* The sender's LID as it reached us, even across routers. */
 	sa_path_set_dlid(path, wc->slid);
 	sa_path_set_slid(path, IBA_GET(CM_REQ_PRIMARY_REMOTE_PORT_LID, req));
+	if (!IBA_GET(CM_REQ_PRIMARY_SUBNET_LOCAL, req))
+		cm_path_routed(path,
+			       IBA_GET(CM_REQ_PRIMARY_LOCAL_PORT_LID, req),
+			       IBA_GET(CM_REQ_PRIMARY_REMOTE_PORT_LID, req), wc);
 }
 
 /* The alternate path of a REQ, seen from our side. */
 static void cm_req_alternate(struct cm_req_msg *req, struct sa_path_rec *path,
-			     u8 *ack_timeout)
+			     struct ib_wc *wc, u8 *ack_timeout)
 {
 	path->dgid = *IBA_GET_MEM_PTR(CM_REQ_ALTERNATE_LOCAL_PORT_GID, req);
 	path->sgid = *IBA_GET_MEM_PTR(CM_REQ_ALTERNATE_REMOTE_PORT_GID, req);
@@ -2488,6 +2528,11 @@ static void cm_req_alternate(struct cm_req_msg *req, struct sa_path_rec *path,
 		return;
 	sa_path_set_dlid(path, IBA_GET(CM_REQ_ALTERNATE_LOCAL_PORT_LID, req));
 	sa_path_set_slid(path, IBA_GET(CM_REQ_ALTERNATE_REMOTE_PORT_LID, req));
+	if (!IBA_GET(CM_REQ_ALTERNATE_SUBNET_LOCAL, req))
+		cm_path_routed(path,
+			       IBA_GET(CM_REQ_ALTERNATE_LOCAL_PORT_LID, req),
+			       IBA_GET(CM_REQ_ALTERNATE_REMOTE_PORT_LID, req),
+			       wc);
 }
 
 /* Turn the path fields of a REQ, seen from our side, into a path record. */
@@ -2497,7 +2542,7 @@ static void cm_path_from_req(struct cm_req_msg *req, struct sa_path_rec *path,
 	u8 ack_timeout;
 
 	if (alt)
-		cm_req_alternate(req, path, &ack_timeout);
+		cm_req_alternate(req, path, wc, &ack_timeout);
 	else
 		cm_req_primary(req, path, wc, &ack_timeout);
 	path->reversible = 1;
@@ -2943,7 +2988,7 @@ static void cm_dup_rep(struct cm_work *work, struct cm_id_priv *p)
 
 	spin_lock_irq(&p->lock);
 	if (p->id.state == IB_CM_ESTABLISHED) {
-		cm_format_rtu(msg->mad, p, NULL, 0);
+		cm_format_rtu(msg->mad, p, p->sent_data, p->sent_data_len);
 	} else if (p->id.state == IB_CM_MRA_REP_SENT) {
 		cm_format_mra(msg->mad, p, CM_MSG_RESPONSE_REP);
 		trace_icm_send_mra(&p->id);
@@ -3268,8 +3313,13 @@ static void cm_recv_rej(struct cm_id_priv *p, struct cm_work *work)
 		cm_enter_timewait(p, CM_RECV_REJ);
 		break;
 	case IB_CM_ESTABLISHED:
+		/*
+		 * Only before any path migration, or against our LAP: after a
+		 * migration (LAP idle) a stray REJ would end a connection that
+		 * works, as the stock CM also decides.
+		 */
 		if (p->id.lap_state == IB_CM_LAP_UNINIT ||
-		    p->id.lap_state == IB_CM_LAP_IDLE) {
+		    p->id.lap_state == IB_CM_LAP_SENT) {
 			cm_enter_timewait(p, CM_RECV_REJ);
 			break;
 		}
@@ -3292,9 +3342,12 @@ static void cm_recv_rej(struct cm_id_priv *p, struct cm_work *work)
  * Receiving: DREQ, DREP
  */
 
-/* Answer a DREQ with a DREP built from the DREQ itself. */
+/*
+ * Answer a DREQ with a DREP built from the DREQ itself, and from @p (if
+ * not NULL) the private data of the DREP it sent.
+ */
 static void cm_issue_drep(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
-			  bool resent)
+			  struct cm_id_priv *p, bool resent)
 {
 	struct cm_dreq_msg *dreq = (struct cm_dreq_msg *)recv_wc->recv_buf.mad;
 	struct ib_mad_send_buf *msg;
@@ -3304,8 +3357,13 @@ static void cm_issue_drep(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 	msg = cm_alloc_response(port, recv_wc);
 	if (IS_ERR(msg))
 		return;
+	if (p)
+		spin_lock_irq(&p->lock);
 	cm_format_drep(msg->mad, cpu_to_be32(local), cpu_to_be32(remote),
-		       dreq->hdr.tid, NULL, 0);
+		       dreq->hdr.tid, p ? p->sent_data : NULL,
+		       p ? p->sent_data_len : 0);
+	if (p)
+		spin_unlock_irq(&p->lock);
 	trace_icm_issue_drep(local, remote);
 	if (resent)
 		cm_post_resent(msg);
@@ -3336,10 +3394,10 @@ static struct cm_id_priv *cm_find_dreq(struct cm_port *port,
 						      dreq)),
 				  cpu_to_be32(IBA_GET(CM_DREQ_LOCAL_COMM_ID,
 						      dreq)))) {
-		cm_issue_drep(port, recv_wc, true);
+		cm_issue_drep(port, recv_wc, NULL, true);
 	} else {
 		trace_icm_dreq_unknown_err(NULL);
-		cm_issue_drep(port, recv_wc, false);
+		cm_issue_drep(port, recv_wc, NULL, false);
 	}
 	return ERR_PTR(-ENOENT);
 }
@@ -3361,7 +3419,7 @@ static void cm_recv_dreq(struct cm_id_priv *p, struct cm_work *work)
 			/* Nobody to ask for the DREP: the CM answers. */
 			cm_enter_timewait(p, CM_RECV_DREQ);
 			spin_unlock_irq(&p->lock);
-			cm_issue_drep(work->port, work->recv_wc, false);
+			cm_issue_drep(work->port, work->recv_wc, NULL, false);
 			return;
 		}
 		fallthrough;
@@ -3374,7 +3432,7 @@ static void cm_recv_dreq(struct cm_id_priv *p, struct cm_work *work)
 	case IB_CM_TIMEWAIT:
 		spin_unlock_irq(&p->lock);
 		cm_count(work->port, CM_RECV_DUPLICATES, CM_DREQ_ATTR_ID, 1);
-		cm_issue_drep(work->port, work->recv_wc, true);
+		cm_issue_drep(work->port, work->recv_wc, p, true);
 		return;
 	case IB_CM_DREQ_RCVD:
 		spin_unlock_irq(&p->lock);
@@ -3799,11 +3857,21 @@ static void cm_process_send_error(struct cm_id_priv *p)
 		cm_deliver(p, &event);
 }
 
+/*
+ * ib_cm_notify(COMM_EST) made the id established; its event comes in
+ * order with the id's other inputs, so an input before it (a DREQ, say)
+ * may have moved on since.  Then the event is stale and not given.
+ */
 static void cm_process_establish(struct cm_id_priv *p)
 {
 	struct ib_cm_event event = { .event = IB_CM_USER_ESTABLISHED };
+	bool established;
 
-	cm_deliver(p, &event);
+	spin_lock_irq(&p->lock);
+	established = p->id.state == IB_CM_ESTABLISHED;
+	spin_unlock_irq(&p->lock);
+	if (established)
+		cm_deliver(p, &event);
 }
 
 /**
@@ -4052,7 +4120,8 @@ static void cm_answer(struct cm_port *port, struct cm_work *work)
 
 	if (READ_ONCE(port->mad_agent))
 		p = ops->find(port, work->recv_wc, fresh);
-	if (p == ERR_PTR(-EAGAIN))
+	/* Waited too long, or the port is going away: unanswered. */
+	if (p == ERR_PTR(-EAGAIN) || p == ERR_PTR(-ENODEV))
 		cm_count_drop(port, CM_DROP_BACKLOG);
 	if (IS_ERR_OR_NULL(p)) {
 		cm_count_found(port, p);
@@ -4480,17 +4549,45 @@ out:
 }
 EXPORT_SYMBOL(ib_send_cm_rep);
 
+/*
+ * A copy of the private data of an RTU or DREP, kept to send it again
+ * with them (as the stock CM does); NULL if there is none, or
+ * ERR_PTR(-ENOMEM).  Like the stock CM's, it may sleep.
+ */
+static void *cm_copy_data(const void *data, u8 len)
+{
+	void *copy;
+
+	if (!data || !len)
+		return NULL;
+	copy = kmemdup(data, len, GFP_KERNEL);
+	return copy ?: ERR_PTR(-ENOMEM);
+}
+
+/* Keep @copy (@len bytes) to resend, instead of the last.  p->lock held. */
+static void cm_keep_data_locked(struct cm_id_priv *p, void *copy, u8 len)
+{
+	lockdep_assert_held(&p->lock);
+	kfree(p->sent_data);
+	p->sent_data = copy;
+	p->sent_data_len = copy ? len : 0;
+}
+
 int ib_send_cm_rtu(struct ib_cm_id *cm_id, const void *private_data,
 		   u8 private_data_len)
 {
 	struct cm_id_priv *p = to_priv(cm_id);
 	struct ib_mad_send_buf *msg;
 	unsigned long flags;
+	void *copy;
 	int ret;
 
 	if (!cm_data_fits(__func__, private_data, private_data_len,
 			  IB_CM_RTU_PRIVATE_DATA_SIZE))
 		return -EINVAL;
+	copy = cm_copy_data(private_data, private_data_len);
+	if (IS_ERR(copy))
+		return PTR_ERR(copy);
 
 	spin_lock_irqsave(&p->lock, flags);
 	if ((p->id.state != IB_CM_REP_RCVD &&
@@ -4507,10 +4604,14 @@ int ib_send_cm_rtu(struct ib_cm_id *cm_id, const void *private_data,
 	cm_format_rtu(msg->mad, p, private_data, private_data_len);
 	trace_icm_send_rtu(&p->id);
 	ret = cm_post_oneshot(msg);
-	if (!ret)
+	if (!ret) {
 		cm_set_state(p, IB_CM_ESTABLISHED, CM_SEND_RTU);
+		cm_keep_data_locked(p, copy, private_data_len);
+		copy = NULL;
+	}
 out:
 	spin_unlock_irqrestore(&p->lock, flags);
+	kfree(copy);
 	return ret;
 }
 EXPORT_SYMBOL(ib_send_cm_rtu);
@@ -4590,15 +4691,18 @@ static void cm_disconnect_stale(struct cm_id_priv *old)
 
 /*
  * DREQ_RCVD: answer with a DREP and enter timewait, for @cause (the
- * user's DREP, or destroy).  p->lock held.
+ * user's DREP, or destroy).  A repeated DREQ gets the DREP again with
+ * @data, of which @copy is the id's copy (NULL for none), taken over here.
+ * p->lock held.
  */
 static int cm_send_drep_locked(struct cm_id_priv *p, const void *data, u8 len,
-			       enum cm_cause cause)
+			       void *copy, enum cm_cause cause)
 {
 	struct ib_mad_send_buf *msg;
 	int ret;
 
 	lockdep_assert_held(&p->lock);
+	cm_keep_data_locked(p, copy, len);
 
 	msg = cm_alloc_msg(p, false);
 	if (IS_ERR(msg)) {
@@ -4618,11 +4722,15 @@ int ib_send_cm_drep(struct ib_cm_id *cm_id, const void *private_data,
 {
 	struct cm_id_priv *p = to_priv(cm_id);
 	unsigned long flags;
+	void *copy;
 	int ret;
 
 	if (!cm_data_fits(__func__, private_data, private_data_len,
 			  IB_CM_DREP_PRIVATE_DATA_SIZE))
 		return -EINVAL;
+	copy = cm_copy_data(private_data, private_data_len);
+	if (IS_ERR(copy))
+		return PTR_ERR(copy);
 
 	spin_lock_irqsave(&p->lock, flags);
 	if (p->id.state != IB_CM_DREQ_RCVD || p->destroyed) {
@@ -4630,9 +4738,11 @@ int ib_send_cm_drep(struct ib_cm_id *cm_id, const void *private_data,
 		ret = -EINVAL;
 	} else {
 		ret = cm_send_drep_locked(p, private_data, private_data_len,
-					  CM_SEND_DREP);
+					  copy, CM_SEND_DREP);
+		copy = NULL;
 	}
 	spin_unlock_irqrestore(&p->lock, flags);
+	kfree(copy);
 	return ret;
 }
 EXPORT_SYMBOL(ib_send_cm_drep);
@@ -4896,12 +5006,14 @@ static void cm_wind_down_locked(struct cm_id_priv *p, int err)
 		 * peer's DREQ, the last retry or a flush takes it to timewait.
 		 */
 		cm_send_dreq_locked(p, NULL, 0, CM_DESTROY);
+		cm_forget_remote_qp(p);
 		break;
 	case IB_CM_DREQ_RCVD:
-		cm_send_drep_locked(p, NULL, 0, CM_DESTROY);
+		cm_send_drep_locked(p, NULL, 0, NULL, CM_DESTROY);
 		break;
 	case IB_CM_DREQ_SENT:
 		/* The user's DREQ goes on being retried, as above. */
+		cm_forget_remote_qp(p);
 		break;
 	case IB_CM_TIMEWAIT:
 		/* The id gives way to a small record (entered later, too). */

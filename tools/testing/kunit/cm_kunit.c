@@ -22,7 +22,8 @@
  *   ib_cm_qp_attr      QP attributes for INIT, RTR and RTS
  *   ib_cm_hostile      received MADs the CM must drop or classify
  *   ib_cm_active, ib_cm_passive, ib_cm_sidr_lap, ib_cm_duplicates,
- *   ib_cm_contract, ib_cm_states, ib_cm_floods (cm_kunit_proto.c)
+ *   ib_cm_contract, ib_cm_states, ib_cm_floods, ib_cm_ordering,
+ *   ib_cm_alloc_faults (cm_kunit_proto.c)
  *
  * Under debug.kunitconfig the harness scans for leaks after the suites
  * (kmemleak-init.sh).
@@ -2704,6 +2705,19 @@ static bool cm_kunit_any(const u8 *p, size_t len)
 #define CM_KUNIT_SWEEP		100000
 #define CM_KUNIT_SEED		0x1bc0ffee
 
+/*
+ * Whether path @alt of @req came through a router from a sender that did
+ * not know its own LID here: then the SL is the packet's.
+ */
+static bool cm_kunit_routed_sender(struct cm_req_msg *req, bool alt)
+{
+	if (alt)
+		return !IBA_GET(CM_REQ_ALTERNATE_SUBNET_LOCAL, req) &&
+		       IBA_GET(CM_REQ_ALTERNATE_LOCAL_PORT_LID, req) == 0xffff;
+	return !IBA_GET(CM_REQ_PRIMARY_SUBNET_LOCAL, req) &&
+	       IBA_GET(CM_REQ_PRIMARY_LOCAL_PORT_LID, req) == 0xffff;
+}
+
 /* Random MADs, biased towards headers that pass, through every check. */
 static void random_mads_are_classified_without_crashing(struct kunit *test)
 {
@@ -2718,6 +2732,8 @@ static void random_mads_are_classified_without_crashing(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, rx);
 	KUNIT_ASSERT_NOT_NULL(test, path);
 	prandom_seed_state(&rnd, CM_KUNIT_SEED);
+	/* The SL a routed REQ's path takes from the packet. */
+	rx->ib_wc.sl = 9;
 	for (i = 0; i < CM_KUNIT_SWEEP; i++) {
 		struct ib_mad_hdr *hdr = &rx->mad.mad_hdr;
 		/* The same random bytes, read as a REQ and as a REP. */
@@ -2726,6 +2742,7 @@ static void random_mads_are_classified_without_crashing(struct kunit *test)
 		const u8 *d = rx->mad.data;
 		u32 r = prandom_u32_state(&rnd);
 		int why, want;
+		u8 want_sl;
 		bool alt;
 
 		prandom_bytes_state(&rnd, &rx->mad, sizeof(rx->mad));
@@ -2784,8 +2801,10 @@ static void random_mads_are_classified_without_crashing(struct kunit *test)
 		/* Building a path from any REQ is safe and copies fields. */
 		memset(path, 0, sizeof(*path));
 		cm_path_from_req(req, path, r & 1, &rx->ib_wc);
-		if (path->mtu != d[50] >> 4 ||
-		    path->sl != (r & 1 ? d[138] : d[94]) >> 4 ||
+		want_sl = (r & 1 ? d[138] : d[94]) >> 4;
+		if (cm_kunit_routed_sender(req, r & 1))
+			want_sl = rx->ib_wc.sl;
+		if (path->mtu != d[50] >> 4 || path->sl != want_sl ||
 		    path->packet_life_time !=
 		    max(((r & 1 ? d[139] : d[95]) >> 3) - 1, 0) ||
 		    be16_to_cpu(path->pkey) != (d[48] << 8 | d[49])) {
@@ -2830,5 +2849,5 @@ kunit_test_suites(&cm_kunit_wire_suite, &cm_kunit_arith_suite,
 		  &cm_kunit_qp_suite, &cm_kunit_hostile_suite,
 		  &fk_active_suite, &fk_passive_suite, &fk_sidr_lap_suite,
 		  &fk_dup_suite, &fk_contract_suite, &fk_state_suite,
-		  &fk_flood_suite, &fk_fault_suite);
+		  &fk_flood_suite, &fk_order_suite, &fk_fault_suite);
 

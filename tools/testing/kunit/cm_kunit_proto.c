@@ -25,6 +25,8 @@
  *   ib_cm_contract    the handler contract
  *   ib_cm_states      destroy and time out in every state
  *   ib_cm_floods      the backlog of received MADs is bounded
+ *   ib_cm_ordering    MADs that arrive behind inputs not yet processed
+ *   ib_cm_alloc_faults every allocation of an exchange fails once
  */
 
 #define FK_SENT_MAX	48
@@ -66,6 +68,9 @@ struct fk_event {
 	u32 qpn;			/* REQ: remote QPN; SIDR_REP: QPN */
 	int qp_type;			/* REQ */
 	bool alt_path;			/* REQ: an alternate path came */
+	u32 path_slid;			/* REQ: the primary path's LIDs */
+	u32 path_dlid;
+	u8 path_sl;			/* REQ: and its SL */
 	int state;			/* the id's state during the call */
 };
 
@@ -114,6 +119,12 @@ struct fk {
 					 * in cm_answer_work()
 					 */
 	struct task_struct *receiving;	/* in cm_recv_handler() */
+	u16 rx_slid;			/* their source LID (0: FK_PEER_LID) */
+	u16 hold_slid;			/* fk_ah_from_wc() waits for release
+					 * for a MAD from this LID
+					 */
+	u8 rx_sl;			/* the SL received MADs came on */
+	u8 rx_path_bits;		/* their DLID path bits */
 	unsigned int wc_in_recv;	/* fk_ah_from_wc() calls in it */
 
 	/* How the handler behaves. */
@@ -164,7 +175,8 @@ static int fk_ah_from_wc(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 	/* On RoCE this may sleep for a second: never on the receive path. */
 	if (fk_cur->receiving == current)
 		fk_cur->wc_in_recv++;
-	if (fk_cur->hold_answers && w && w->func == cm_answer_work) {
+	if ((fk_cur->hold_answers && w && w->func == cm_answer_work) ||
+	    (fk_cur->hold_slid && recv_wc->wc->slid == fk_cur->hold_slid)) {
 		atomic_inc(&fk_cur->held);
 		wait_for_completion(&fk_cur->release);
 	}
@@ -429,7 +441,9 @@ static void fk_inject(struct fk *fk, const union cm_kunit_msg *mad,
 	rx->wc.wc = &rx->ib_wc;
 	rx->wc.recv_buf.mad = &rx->mad;
 	rx->wc.mad_len = sizeof(rx->mad);
-	rx->ib_wc.slid = FK_PEER_LID;
+	rx->ib_wc.slid = fk->rx_slid ?: FK_PEER_LID;
+	rx->ib_wc.sl = fk->rx_sl;
+	rx->ib_wc.dlid_path_bits = fk->rx_path_bits;
 	rx->ib_wc.src_qp = 1;
 	rx->ib_wc.pkey_index = 0;
 	rx->ib_wc.port_num = 1;
@@ -523,6 +537,11 @@ static void fk_record(struct ib_cm_id *id, const struct ib_cm_event *e)
 		r->qpn = e->param.req_rcvd.remote_qpn;
 		r->qp_type = e->param.req_rcvd.qp_type;
 		r->alt_path = !!e->param.req_rcvd.alternate_path;
+		r->path_slid =
+			be32_to_cpu(sa_path_get_slid(e->param.req_rcvd.primary_path));
+		r->path_dlid =
+			be32_to_cpu(sa_path_get_dlid(e->param.req_rcvd.primary_path));
+		r->path_sl = e->param.req_rcvd.primary_path->sl;
 		break;
 	case IB_CM_SIDR_REQ_RECEIVED:
 		r->listen_id = e->param.sidr_req_rcvd.listen_id;
@@ -1635,11 +1654,15 @@ static void comm_est_establishes_before_notify_returns(struct kunit *test)
 	/* The REP is not retried any more. */
 	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
 	KUNIT_EXPECT_EQ(test, ib_cm_notify(id, IB_EVENT_COMM_EST), -EISCONN);
-	/* A disconnect right away is a normal one. */
+	/*
+	 * A disconnect right away is a normal one; the event, which comes
+	 * after it, is not given, as the id is no longer established (as
+	 * with the stock CM).
+	 */
 	KUNIT_EXPECT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_SENT);
 	fk_settle(fk);
-	FK_EXPECT_EVENT(fk, events + 1, IB_CM_USER_ESTABLISHED);
+	FK_EXPECT_EVENT(fk, events, FK_ANY);
 	FK_EXPECT_SENT(fk, 2, CM_DREQ_ATTR_ID);
 }
 
@@ -3957,6 +3980,206 @@ static struct kunit_suite fk_state_suite = {
 	.init = fk_init,
 	.exit = fk_exit,
 	.test_cases = fk_state_cases,
+};
+
+/* ---------------------------------------------------------------------
+ * Arrival order
+ *
+ * A received MAD finds its id when it comes in, while the inputs before
+ * it may still wait on a queue.  Each case holds a queue (as a busy
+ * worker would), lets MADs arrive behind an input that changes what they
+ * are for, then lets the queue run: the outcome must be the one of
+ * processing them in order.
+ */
+
+/* Keep @id's inputs waiting, as if its work were busy elsewhere. */
+static void fk_hold(struct ib_cm_id *id)
+{
+	cm_hold_work(to_priv(id));
+}
+
+/* Let them run, and everything they lead to. */
+static void fk_let_go(struct fk *fk, struct ib_cm_id *id)
+{
+	cm_release_work(to_priv(id));
+	fk_flush();
+	fk_settle(fk);
+}
+
+/*
+ * ib_srpt calls ib_cm_notify(COMM_EST) when the RTU was lost; a DREQ
+ * that came first leaves ESTABLISHED, and the late event is not given.
+ */
+static void user_established_after_a_dreq_is_not_delivered(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_rep_sent(fk);
+	union cm_kunit_msg mad;
+
+	fk_hold(id);
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_inject(fk, &mad, NULL);
+	KUNIT_ASSERT_EQ(test, ib_cm_notify(id, IB_EVENT_COMM_EST), 0);
+	fk_let_go(fk, id);
+
+	FK_EXPECT_EVENT(fk, 2, IB_CM_DREQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_RCVD);
+}
+
+/*
+ * Across an IB router a REQ names both LIDs as permissive: the path takes
+ * our LID's path bits and the SL from the packet that brought it.
+ */
+static void routed_req_takes_lid_and_sl_from_the_packet(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+
+	fk_listen(fk);
+	fk->rx_sl = 5;
+	fk->rx_path_bits = 3;
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	IBA_SET(CM_REQ_PRIMARY_SUBNET_LOCAL, &mad.req, 0);
+	IBA_SET(CM_REQ_PRIMARY_LOCAL_PORT_LID, &mad.req, 0xffff);
+	IBA_SET(CM_REQ_PRIMARY_REMOTE_PORT_LID, &mad.req, 0xffff);
+	IBA_SET(CM_REQ_PRIMARY_SL, &mad.req, 1);
+	fk_receive(fk, &mad);
+
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk->events[0].path_dlid, (u32)FK_PEER_LID);
+	KUNIT_EXPECT_EQ(test, fk->events[0].path_slid, 3U);
+	KUNIT_EXPECT_EQ(test, fk->events[0].path_sl, 5);
+}
+
+/* On one subnet the REQ's own SL and LIDs stand. */
+static void local_req_keeps_its_lid_and_sl(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+
+	fk_listen(fk);
+	fk->rx_sl = 5;
+	fk->rx_path_bits = 3;
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	IBA_SET(CM_REQ_PRIMARY_SL, &mad.req, 1);
+	fk_receive(fk, &mad);
+
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk->events[0].path_slid, 1U);
+	KUNIT_EXPECT_EQ(test, fk->events[0].path_sl, 1);
+}
+
+/* A repeated REP is answered with the RTU as the consumer sent it. */
+static void resent_rtu_keeps_its_private_data(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_rep_rcvd(fk);
+	union cm_kunit_msg mad;
+
+	KUNIT_ASSERT_EQ(test, ib_send_cm_rtu(id, fk_pdata, sizeof(fk_pdata)),
+			0);
+	fk_settle(fk);
+	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 3, CM_RTU_ATTR_ID);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->resent);
+	KUNIT_EXPECT_EQ(test,
+			memcmp(IBA_GET_MEM_PTR(CM_RTU_PRIVATE_DATA,
+					       FK_LAST(fk, rtu)),
+			       fk_pdata, sizeof(fk_pdata)), 0);
+}
+
+/* A repeated DREQ in timewait gets the DREP as the consumer sent it. */
+static void resent_drep_keeps_its_private_data(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	union cm_kunit_msg mad;
+
+	fk_dreq(&mad, fk_local(id), FK_PEER_ID, FK_OUR_QPN);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_drep(id, fk_pdata, sizeof(fk_pdata)),
+			0);
+	fk_settle(fk);
+	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	fk_receive(fk, &mad);
+	FK_EXPECT_SENT(fk, 4, CM_DREP_ATTR_ID);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->resent);
+	KUNIT_EXPECT_EQ(test,
+			memcmp(IBA_GET_MEM_PTR(CM_DREP_PRIVATE_DATA,
+					       FK_LAST(fk, drep)),
+			       fk_pdata, sizeof(fk_pdata)), 0);
+}
+
+/* After a path migration (LAP idle) a stray REJ changes nothing. */
+static void rej_after_path_migration_is_ignored(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	struct cm_id_priv *p = to_priv(id);
+	union cm_kunit_msg mad;
+
+	spin_lock_irq(&p->lock);
+	cm_set_lap_state(p, IB_CM_LAP_IDLE, CM_PATH_MIG);
+	spin_unlock_irq(&p->lock);
+	fk_rej(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_OTHER,
+	       IB_CM_REJ_CONSUMER_DEFINED);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+}
+
+/*
+ * A connection destroyed while established retries its DREQ, but its QP
+ * is gone: the peer may reuse its own QPN for a new connection at once.
+ */
+static void destroyed_connection_frees_the_peers_qpn(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_established(fk);
+	union cm_kunit_msg mad;
+
+	fk_destroy(fk, id);
+	FK_EXPECT_SENT(fk, 2, CM_DREQ_ATTR_ID);
+	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN, FK_SID);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 3, IB_CM_REQ_RECEIVED);
+	FK_EXPECT_SENT(fk, 2, CM_DREQ_ATTR_ID);
+}
+
+/* A port that goes away drops its waiting answers, counted as backlog. */
+static void answers_dropped_at_port_removal_are_counted(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+
+	WRITE_ONCE(fk->port->mad_agent, NULL);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID + 1);
+	fk_inject(fk, &mad, NULL);
+	fk_flush();
+	WRITE_ONCE(fk->port->mad_agent, &fk->agent);
+	KUNIT_EXPECT_EQ(test, fk->nsent, 0U);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_BACKLOG), 1L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog), 0);
+}
+
+static struct kunit_case fk_order_cases[] = {
+	KUNIT_CASE(user_established_after_a_dreq_is_not_delivered),
+	KUNIT_CASE(routed_req_takes_lid_and_sl_from_the_packet),
+	KUNIT_CASE(local_req_keeps_its_lid_and_sl),
+	KUNIT_CASE(resent_rtu_keeps_its_private_data),
+	KUNIT_CASE(resent_drep_keeps_its_private_data),
+	KUNIT_CASE(rej_after_path_migration_is_ignored),
+	KUNIT_CASE(destroyed_connection_frees_the_peers_qpn),
+	KUNIT_CASE(answers_dropped_at_port_removal_are_counted),
+	{}
+};
+
+static struct kunit_suite fk_order_suite = {
+	.name = "ib_cm_ordering",
+	.init = fk_init,
+	.exit = fk_exit,
+	.test_cases = fk_order_cases,
 };
 
 /* ---------------------------------------------------------------------
