@@ -31,6 +31,15 @@
  * handler that sleeps holds up its own id alone.  Inputs waiting are
  * bounded per id (CM_ID_BACKLOG), answers waiting per port
  * (CM_ANSWER_BACKLOG), and both together per port (CM_PORT_BACKLOG).
+ * A listener's queue makes a REQ's new id; that id's address handles,
+ * which may sleep too, are made on cm.setup_wq (struct cm_req_work).
+ *
+ * Since a MAD finds its id before the inputs ahead of it have run, a
+ * lookup at arrival uses only what those cannot change: a REJ is found by
+ * our comm ID alone and checked against the peer in cm_recv_rej(); a REJ
+ * TIMEOUT whose REQ still waits for its listener waits with it
+ * (cm_rej_with_req()).  Documentation/infiniband/ib_cm.rst, "Arrival
+ * order", lists every lookup.
  *
  * Lifetime
  * --------
@@ -132,6 +141,12 @@ MODULE_LICENSE("GPL");
  */
 #define CM_ANSWER_BACKLOG	256
 #define CM_ANSWER_MAX_AGE	HZ
+/*
+ * New passive ids being set up at once (struct cm_req_work), at most; the
+ * rest wait their turn in the order they came.  A set-up may wait a
+ * second for a sender's address; genuine ones take microseconds.
+ */
+#define CM_SETUP_MAX		16
 
 /* Counters kept per port, in the groups the sysfs directories show. */
 enum cm_counter_group {
@@ -330,6 +345,7 @@ enum cm_input_kind {
 	CM_INPUT_SEND_ERROR,	/* a retried send failed or timed out */
 	CM_INPUT_ESTABLISH,	/* ib_cm_notify(IB_EVENT_COMM_EST) */
 	CM_INPUT_TIMEWAIT,	/* the timewait timer fired */
+	CM_INPUT_HANDOVER,	/* a listener's new id is set up (cm_req_work) */
 };
 
 /**
@@ -360,6 +376,41 @@ struct cm_work {
 	unsigned long queued;
 };
 
+struct cm_id_priv;
+
+/**
+ * struct cm_req_work - a received REQ, and the setting up of what it asks
+ * @work: the MAD, queued as any other
+ * @waiting_node: in cm.waiting_reqs while the REQ waits on its listener's
+ *	queue, where no id is made for it yet
+ * @waiting_key: its sender's comm ID and CA GUID
+ * @waiting: @waiting_node is in the table (under cm.lock)
+ * @rej: a REJ TIMEOUT from that sender that came meanwhile; it goes where
+ *	the REQ leads (cm_pass_on_rej())
+ * @setup: makes the new id's address vectors, on cm.setup_wq
+ * @listen: the listener, referenced, until the new id is handed over
+ * @id: the new id
+ * @path: the new connection's paths, for the REQ_RECEIVED event
+ *
+ * A listener's queue matches a REQ against what we know and makes its id;
+ * making the id's address handles may sleep (on RoCE for a second while a
+ * sender's address does not resolve), so that happens in @setup, and the
+ * listener hands the id over when it is done (@work.in, queued on the
+ * listener again as CM_INPUT_HANDOVER).  So a REQ whose sender does not
+ * resolve holds up no other REQ for the same service.
+ */
+struct cm_req_work {
+	struct cm_work work;
+	struct rhash_head waiting_node;
+	struct cm_remote_key waiting_key;
+	bool waiting;
+	struct cm_work *rej;
+	struct work_struct setup;
+	struct cm_id_priv *listen;
+	struct cm_id_priv *id;
+	struct sa_path_rec path[2];
+};
+
 /**
  * struct cm_id_priv - the CM's private part of a communication identifier
  * @id: the part consumers see
@@ -376,7 +427,7 @@ struct cm_work {
  * @work: processes @work_list on cm.wq, one input at a time
  * @work_busy: @work is queued or running, or the id is being handed over;
  *	a reference is held meanwhile
- * @nr_recv: received MADs on @work_list
+ * @nr_recv: received MADs on @work_list (and new ids to hand over)
  * @err_in: input for the failure of @msg
  * @est_in: input for ib_cm_notify(IB_EVENT_COMM_EST)
  * @tw_in: input for the end of timewait
@@ -492,6 +543,7 @@ static struct {
 	struct rhashtable listeners;
 	struct rhashtable remote_ids;
 	struct rhltable remote_qps;
+	struct rhashtable waiting_reqs;
 	struct rb_root sidr_tree;
 	struct xarray local_ids;
 	u32 local_id_next;
@@ -499,8 +551,10 @@ static struct {
 	u64 next_service_id;
 	atomic64_t tid_seq;
 	struct workqueue_struct *wq;
+	struct workqueue_struct *setup_wq;
 	struct kmem_cache *id_cache;
 	struct kmem_cache *work_cache;
+	struct kmem_cache *req_work_cache;
 	struct kmem_cache *tw_cache;
 	atomic_t timewait_records;
 	struct dentry *debugfs;
@@ -1142,6 +1196,13 @@ static const struct rhashtable_params cm_remote_qp_params = {
 	.head_offset = offsetof(struct cm_id_priv, qp_node),
 	.key_offset = offsetof(struct cm_id_priv, qp_key),
 	.key_len = sizeof(struct cm_qp_key),
+	.automatic_shrinking = true,
+};
+
+static const struct rhashtable_params cm_waiting_params = {
+	.head_offset = offsetof(struct cm_req_work, waiting_node),
+	.key_offset = offsetof(struct cm_req_work, waiting_key),
+	.key_len = sizeof(struct cm_remote_key),
 	.automatic_shrinking = true,
 };
 
@@ -2172,7 +2233,7 @@ static void cm_id_work(struct work_struct *work)
 			break;
 		}
 		list_del_init(&in->list);
-		if (in->kind == CM_INPUT_RECV)
+		if (in->kind == CM_INPUT_RECV || in->kind == CM_INPUT_HANDOVER)
 			p->nr_recv--;
 		spin_unlock_irq(&p->lock);
 		cm_process_input(p, in);
@@ -2610,19 +2671,99 @@ static void cm_dup_req(struct cm_work *work, struct cm_id_priv *p)
 	cm_post_resent(msg);
 }
 
+static struct cm_req_work *cm_req_work(struct cm_work *work)
+{
+	return container_of(work, struct cm_req_work, work);
+}
+
+/*
+ * A REQ goes onto its listener's queue, or onto its port's answer queue
+ * (a listener may come for it meanwhile): until it is taken up, a REJ
+ * TIMEOUT from its sender finds it in cm.waiting_reqs.  A repeat of a REQ
+ * that is there already stays out.
+ */
+static void cm_req_waits(struct cm_req_work *rw)
+{
+	struct cm_req_msg *req = cm_recv_msg(&rw->work);
+	unsigned long flags;
+
+	if (rw->waiting)
+		return;
+	cm_remote_key(&rw->waiting_key,
+		      cpu_to_be32(IBA_GET(CM_REQ_LOCAL_COMM_ID, req)),
+		      cpu_to_be64(IBA_GET(CM_REQ_LOCAL_CA_GUID, req)));
+	spin_lock_irqsave(&cm.lock, flags);
+	rw->waiting = !rhashtable_lookup_insert_fast(&cm.waiting_reqs,
+						     &rw->waiting_node,
+						     cm_waiting_params);
+	spin_unlock_irqrestore(&cm.lock, flags);
+}
+
+/*
+ * The REQ of @rw is taken up, or dropped: it leaves cm.waiting_reqs.
+ * Returns the REJ that waited with it, for cm_pass_on_rej().  cm.lock
+ * held.
+ */
+static struct cm_work *cm_req_taken(struct cm_req_work *rw)
+{
+	struct cm_work *rej = rw->rej;
+
+	lockdep_assert_held(&cm.lock);
+	if (rw->waiting) {
+		rhashtable_remove_fast(&cm.waiting_reqs, &rw->waiting_node,
+				       cm_waiting_params);
+		rw->waiting = false;
+	}
+	rw->rej = NULL;
+	return rej;
+}
+
+static void cm_queue_found(struct cm_id_priv *p, struct cm_work *work);
+static void cm_free_work(struct cm_work *work);
+
+/*
+ * A REJ TIMEOUT that waited with its sender's REQ goes where the REQ led
+ * (to the connection it made or repeats), found again by the sender's
+ * comm ID and CA GUID; if it led nowhere, it is dropped as unmatched.
+ */
+static void cm_pass_on_rej(struct cm_work *rej)
+{
+	struct cm_rej_msg *msg;
+	struct cm_id_priv *p;
+	__be64 guid;
+
+	if (!rej)
+		return;
+	msg = cm_recv_msg(rej);
+	memcpy(&guid, IBA_GET_MEM_PTR(CM_REJ_ARI, msg), sizeof(guid));
+	p = cm_get_remote_id(cpu_to_be32(IBA_GET(CM_REJ_LOCAL_COMM_ID, msg)),
+			     guid, NULL);
+	if (!p) {
+		trace_icm_rej_unknown_err(NULL);
+		cm_count_drop(rej->port, CM_DROP_UNMATCHED);
+		cm_free_work(rej);
+		return;
+	}
+	cm_queue_found(p, rej);
+	cm_put_id(p);
+}
+
 /*
  * Match a new REQ, queued on @listen, against what we know.  Returns true
  * when it starts a new connection for @listen; otherwise it has been
- * answered as needed.  @p is the new, still private, id.
+ * answered as needed.  @p is the new, still private, id.  The REQ leaves
+ * cm.waiting_reqs as @p goes into cm.remote_ids, so that a REJ TIMEOUT
+ * always finds one of them; the REJ that waited with it is left in *@rej.
  */
 static bool cm_match_req(struct cm_work *work, struct cm_id_priv *p,
-			 struct cm_id_priv *listen)
+			 struct cm_id_priv *listen, struct cm_work **rej)
 {
 	struct cm_id_priv *old;
 	struct cm_peer *peer;
 
 	spin_lock_irq(&cm.lock);
 	peer = cm_insert_remote_id(p);
+	*rej = cm_req_taken(cm_req_work(work));
 	if (IS_ERR(peer)) {
 		/* Out of memory: the peer resends. */
 		spin_unlock_irq(&cm.lock);
@@ -2796,7 +2937,9 @@ static void cm_format_req_event(struct cm_work *work, struct cm_id_priv *p,
 
 /*
  * A new id that its consumer never saw goes (whatever the peer had to be
- * told has been sent).
+ * told has been sent), and the inputs held for it (cm_hold_work()) run:
+ * it is destroyed first, so that they find it so and call no handler (it
+ * has none yet).
  */
 static void cm_drop_new(struct cm_id_priv *p)
 {
@@ -2805,7 +2948,8 @@ static void cm_drop_new(struct cm_id_priv *p)
 		cm_set_state(p, IB_CM_IDLE, CM_DROP);
 	p->destroyed = true;
 	spin_unlock_irq(&p->lock);
-	cm_put_id(p);
+	cm_put_id(p);		/* the consumer's, who never had it */
+	cm_release_work(p);	/* the hold's */
 }
 
 /*
@@ -2896,24 +3040,43 @@ static struct cm_id_priv *cm_find_req(struct cm_port *port,
 	return ERR_PTR(-ENOENT);
 }
 
-/* A REQ, on the queue of its listener (or of the connection it repeats). */
-static void cm_recv_req(struct cm_id_priv *listen, struct cm_work *work)
+/* A REQ on the queue of the connection it repeats. */
+static void cm_recv_req(struct cm_id_priv *p, struct cm_work *work)
 {
-	struct cm_req_msg *req = cm_recv_msg(work);
-	struct ib_cm_event event = {};
-	struct sa_path_rec path[2];
-	struct cm_id_priv *p;
-	int ret;
+	cm_dup_req(work, p);
+}
 
-	if (!listen->is_listener) {
-		cm_dup_req(work, listen);
-		return;
+/*
+ * A REQ on its listener's queue (see struct cm_req_work): match it and
+ * make its id, which cm_req_setup() then sets up off this queue.  Takes
+ * @work over.
+ */
+static void cm_take_req(struct cm_id_priv *listen, struct cm_work *work)
+{
+	struct cm_req_work *rw = cm_req_work(work);
+	struct cm_req_msg *req = cm_recv_msg(work);
+	struct cm_work *rej = NULL;
+	struct cm_id_priv *p;
+
+	if (!READ_ONCE(listen->listening)) {
+		/* Replaced while the REQ waited: the new listener takes it. */
+		p = cm_get_listen(work->port->cm_dev->ib_device,
+				  cpu_to_be64(IBA_GET(CM_REQ_SERVICE_ID, req)));
+		if (p && p != listen) {
+			cm_queue_found(p, work);
+			cm_put_id(p);
+			return;
+		}
+		if (p)
+			cm_put_id(p);
 	}
+
 	p = cm_alloc_id(work->port->cm_dev->ib_device, NULL, NULL, false,
 			GFP_KERNEL);
 	if (IS_ERR(p)) {
 		/* Stay silent: the peer retries the REQ. */
 		cm_count_drop(work->port, CM_DROP_NOMEM);
+		cm_free_work(work);
 		return;
 	}
 
@@ -2939,24 +3102,66 @@ static void cm_recv_req(struct cm_id_priv *listen, struct cm_work *work)
 	/* Its own inputs wait until it has been handed over. */
 	cm_hold_work(p);
 
+	if (!cm_match_req(work, p, listen, &rej)) {
+		cm_drop_new(p);
+		cm_free_work(work);
+	} else {
+		rw->id = p;
+		rw->listen = listen;
+		cm_get_id(listen);
+		queue_work(cm.setup_wq, &rw->setup);
+	}
+	cm_pass_on_rej(rej);
+}
+
+/*
+ * The address vectors of a REQ's new id, on cm.setup_wq: making them may
+ * sleep.  Then the listener hands the id over, in order with its other
+ * inputs (cm_hand_over()).
+ */
+static void cm_req_setup(struct work_struct *w)
+{
+	struct cm_req_work *rw = container_of(w, struct cm_req_work, setup);
+	struct cm_id_priv *listen = rw->listen;
+	struct cm_work *work = &rw->work;
+	struct cm_id_priv *p = rw->id;
+	int ret;
+
 	/* Only the REQ's path needs an address handle, unless it fails. */
 	ret = cm_av_from_wc(&p->av, work->port, work->recv_wc, false);
 	if (ret) {
 		cm_count_failure(work->port, ret);
-		goto free;
+		goto drop;
 	}
-	if (!cm_match_req(work, p, listen) || cm_req_paths(work, p, path))
-		goto free;
+	if (cm_req_paths(work, p, rw->path))
+		goto drop;
 
-	cm_format_req_event(work, p, listen, path, &event);
+	/* Counted as waiting on the listener again: CM_ID_BACKLOG holds. */
+	work->in.kind = CM_INPUT_HANDOVER;
+	spin_lock_irq(&listen->lock);
+	listen->nr_recv++;
+	cm_queue_input_locked(listen, &work->in);
+	spin_unlock_irq(&listen->lock);
+	return;
+
+drop:
+	cm_drop_new(p);
+	cm_free_work(work);
+	cm_put_id(listen);
+}
+
+/* On @listen's queue: hand the id that @rw set up to the consumer. */
+static void cm_hand_over(struct cm_id_priv *listen, struct cm_req_work *rw)
+{
+	struct cm_id_priv *p = rw->id;
+	struct ib_cm_event event = {};
+
+	cm_format_req_event(&rw->work, p, listen, rw->path, &event);
 	cm_publish_id(p);
 	cm_deliver_new(p, listen, &event);
 	cm_release_work(p);
-	return;
-
-free:
-	cm_release_work(p);
-	cm_drop_new(p);
+	cm_free_work(&rw->work);
+	cm_put_id(listen);	/* rw's */
 }
 
 /* ---------------------------------------------------------------------
@@ -3262,12 +3467,31 @@ static struct cm_id_priv *cm_find_rejected(struct cm_rej_msg *rej)
 		p = cm_get_remote_id(remote_id, guid, NULL);
 		if (p)
 			return p;
+		/* Its REQ may wait on a listener's queue: cm_rej_with_req(). */
+		if (!local_id)
+			return ERR_PTR(-EINPROGRESS);
 	}
 
-	/* Before our REQ was answered the peer's ID is not known to us. */
-	if (IBA_GET(CM_REJ_MESSAGE_REJECTED, rej) == CM_MSG_RESPONSE_REQ)
-		return cm_find_local(local_id, 0);
-	return cm_find_local(local_id, remote_id);
+	/*
+	 * By our comm ID alone: the peer's may not be known yet when this
+	 * comes in (a REJ right behind the REP that tells it), so
+	 * cm_recv_rej() checks it once the inputs before it have run.
+	 */
+	return local_id ? cm_find_local(local_id, 0) : NULL;
+}
+
+/*
+ * Whether @rej, found by our comm ID, is from @p's peer: it names the
+ * peer's comm ID we know, or it rejects our REQ before we knew one.
+ * p->lock held.
+ */
+static bool cm_rej_from_peer(struct cm_id_priv *p, struct cm_rej_msg *rej)
+{
+	lockdep_assert_held(&p->lock);
+	if (p->id.remote_id == cpu_to_be32(IBA_GET(CM_REJ_LOCAL_COMM_ID, rej)))
+		return true;
+	return !p->id.remote_id &&
+	       IBA_GET(CM_REJ_MESSAGE_REJECTED, rej) == CM_MSG_RESPONSE_REQ;
 }
 
 static struct cm_id_priv *cm_find_rej(struct cm_port *port,
@@ -3294,6 +3518,12 @@ static void cm_recv_rej(struct cm_id_priv *p, struct cm_work *work)
 				     IB_CM_REJ_ARI_LENGTH);
 
 	spin_lock_irq(&p->lock);
+	if (!cm_rej_from_peer(p, rej)) {
+		spin_unlock_irq(&p->lock);
+		cm_count_drop(work->port, CM_DROP_UNMATCHED);
+		trace_icm_rej_unknown_err(&p->id);
+		return;
+	}
 	switch (p->id.state) {
 	case IB_CM_REQ_SENT:
 	case IB_CM_MRA_REQ_RCVD:
@@ -3591,7 +3821,6 @@ static void cm_recv_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
 	return;
 
 free:
-	cm_release_work(p);
 	cm_drop_new(p);
 }
 
@@ -3882,8 +4111,11 @@ static void cm_process_establish(struct cm_id_priv *p)
  *	counted).  A REQ, SIDR_REQ or DREQ for no id needs an answer, which
  *	may sleep: without @answer (when it comes in, in the MAD layer's
  *	context) that is ERR_PTR(-EAGAIN), and the MAD goes to its port's
- *	answer queue; with @answer (cm_answer()) it is sent
- * @recv: on the id's queue: the state machine's part
+ *	answer queue; with @answer (cm_answer()) it is sent.  A REJ TIMEOUT
+ *	for no id is ERR_PTR(-EINPROGRESS): it may be for a REQ that waits
+ *	for its listener (cm_rej_with_req())
+ * @recv: on the id's queue: the state machine's part (a listener's REQ
+ *	goes to cm_take_req() instead)
  */
 struct cm_msg_ops {
 	struct cm_id_priv *(*find)(struct cm_port *port,
@@ -3906,24 +4138,50 @@ static const struct cm_msg_ops cm_msg_ops[CM_ATTR_COUNT] = {
 	{ cm_find_apr, cm_recv_apr },
 };
 
-/* A received MAD is done with: back to the MAD layer. */
+/*
+ * A received MAD is done with: back to the MAD layer.  A REQ that still
+ * waited on its listener's queue lets go of the REJ that waited with it.
+ */
 static void cm_free_work(struct cm_work *work)
 {
-	cm_tp_free_recv(work->port, work->recv_wc);
-	atomic_dec(&work->port->backlog);
-	kmem_cache_free(cm.work_cache, work);
+	bool req = cm_recv_hdr(work->recv_wc)->attr_id == CM_REQ_ATTR_ID;
+	struct cm_port *port = work->port;
+	struct cm_work *rej = NULL;
+	unsigned long flags;
+
+	if (req && cm_req_work(work)->waiting) {
+		spin_lock_irqsave(&cm.lock, flags);
+		rej = cm_req_taken(cm_req_work(work));
+		spin_unlock_irqrestore(&cm.lock, flags);
+	}
+	cm_tp_free_recv(port, work->recv_wc);
+	atomic_dec(&port->backlog);
+	if (req)
+		kmem_cache_free(cm.req_work_cache, cm_req_work(work));
+	else
+		kmem_cache_free(cm.work_cache, work);
+	cm_pass_on_rej(rej);
 }
 
 static void cm_process_input(struct cm_id_priv *p, struct cm_input *in)
 {
 	struct cm_work *work;
+	__be16 attr_id;
 
 	switch (in->kind) {
 	case CM_INPUT_RECV:
 		work = container_of(in, struct cm_work, in);
-		cm_msg_ops[cm_attr_index(cm_recv_hdr(work->recv_wc)->attr_id)]
-			.recv(p, work);
+		attr_id = cm_recv_hdr(work->recv_wc)->attr_id;
+		/* A listener's REQ goes on with the id it makes. */
+		if (attr_id == CM_REQ_ATTR_ID && p->is_listener) {
+			cm_take_req(p, work);
+			break;
+		}
+		cm_msg_ops[cm_attr_index(attr_id)].recv(p, work);
 		cm_free_work(work);
+		break;
+	case CM_INPUT_HANDOVER:
+		cm_hand_over(p, container_of(in, struct cm_req_work, work.in));
 		break;
 	case CM_INPUT_SEND_ERROR:
 		cm_process_send_error(p);
@@ -3992,7 +4250,22 @@ static struct cm_work *cm_new_work(struct cm_port *port,
 		cm_count_drop(port, CM_DROP_BACKLOG);
 		goto free;
 	}
-	work = kmem_cache_alloc(cm.work_cache, GFP_KERNEL);
+	/* Never sleeps: see "How things flow" at the top. */
+	if (cm_recv_hdr(recv_wc)->attr_id == CM_REQ_ATTR_ID) {
+		struct cm_req_work *rw;
+
+		rw = kmem_cache_alloc(cm.req_work_cache,
+				      GFP_NOWAIT | __GFP_NOWARN);
+		if (rw) {
+			rw->waiting = false;
+			rw->rej = NULL;
+			INIT_WORK(&rw->setup, cm_req_setup);
+		}
+		work = rw ? &rw->work : NULL;
+	} else {
+		work = kmem_cache_alloc(cm.work_cache,
+					GFP_NOWAIT | __GFP_NOWARN);
+	}
 	if (!work) {
 		atomic_dec(&port->backlog);
 		cm_count_drop(port, CM_DROP_NOMEM);
@@ -4020,6 +4293,9 @@ static void cm_count_found(struct cm_port *port, struct cm_id_priv *p)
 /* Queue @work on the id @p it is for. */
 static void cm_queue_found(struct cm_id_priv *p, struct cm_work *work)
 {
+	if (p->is_listener &&
+	    cm_recv_hdr(work->recv_wc)->attr_id == CM_REQ_ATTR_ID)
+		cm_req_waits(cm_req_work(work));
 	if (!cm_queue_recv(p, work)) {
 		cm_count_drop(work->port, CM_DROP_BACKLOG);
 		cm_free_work(work);
@@ -4033,6 +4309,8 @@ static void cm_queue_answer(struct cm_work *work)
 	unsigned long flags;
 	bool queued;
 
+	if (cm_recv_hdr(work->recv_wc)->attr_id == CM_REQ_ATTR_ID)
+		cm_req_waits(cm_req_work(work));
 	spin_lock_irqsave(&port->answer_lock, flags);
 	queued = port->nr_answers < CM_ANSWER_BACKLOG;
 	if (queued) {
@@ -4047,6 +4325,33 @@ static void cm_queue_answer(struct cm_work *work)
 		return;
 	}
 	queue_work(cm.wq, &port->answer_work);
+}
+
+/*
+ * A REJ TIMEOUT for which no connection is known: its sender's REQ may
+ * still wait on a listener's queue, where no id is made for it yet.  Then
+ * it waits with the REQ, and goes where the REQ leads; otherwise (the REQ
+ * was taken up meanwhile, or there is none) on at once.
+ */
+static void cm_rej_with_req(struct cm_work *work)
+{
+	struct cm_rej_msg *rej = cm_recv_msg(work);
+	struct cm_remote_key key;
+	struct cm_req_work *rw;
+	unsigned long flags;
+	__be64 guid;
+
+	memcpy(&guid, IBA_GET_MEM_PTR(CM_REJ_ARI, rej), sizeof(guid));
+	cm_remote_key(&key, cpu_to_be32(IBA_GET(CM_REJ_LOCAL_COMM_ID, rej)),
+		      guid);
+	spin_lock_irqsave(&cm.lock, flags);
+	rw = rhashtable_lookup_fast(&cm.waiting_reqs, &key, cm_waiting_params);
+	if (rw && !rw->rej) {
+		rw->rej = work;
+		work = NULL;
+	}
+	spin_unlock_irqrestore(&cm.lock, flags);
+	cm_pass_on_rej(work);
 }
 
 /* First checks on a received MAD, before it is queued. */
@@ -4092,6 +4397,10 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 		work = cm_new_work(port, recv_wc);
 		if (work)
 			cm_queue_answer(work);
+	} else if (p == ERR_PTR(-EINPROGRESS)) {
+		work = cm_new_work(port, recv_wc);
+		if (work)
+			cm_rej_with_req(work);
 	} else if (IS_ERR_OR_NULL(p)) {
 		cm_count_found(port, p);
 		cm_tp_free_recv(port, recv_wc);
@@ -5437,6 +5746,17 @@ static void cm_init_counter_groups(void)
  */
 
 /*
+ * Wait for the work that was queued: ids' inputs and answers on cm.wq,
+ * new ids' set-up on cm.setup_wq, and the hand-over that follows it.
+ */
+static void cm_flush_work(void)
+{
+	flush_workqueue(cm.wq);
+	flush_workqueue(cm.setup_wq);
+	flush_workqueue(cm.wq);
+}
+
+/*
  * Once nothing is received on @port any more, wait until its answer queue
  * is empty.  The answer work requeues itself after a batch, which one
  * flush_work() need not wait for.  What it hands to ids, cm_remove_one()
@@ -5625,7 +5945,7 @@ static void cm_close_device(struct cm_device *cm_dev, u32 end)
 	for (i = 0; i + 1 < end; i++)
 		if (cm_dev->port[i])
 			cm_remove_port(cm_dev->port[i]);
-	flush_workqueue(cm.wq);
+	cm_flush_work();
 	cm_forget_ahs(cm_dev);
 	cm_device_put(cm_dev);
 }
@@ -5871,15 +6191,22 @@ static int __init ib_cm_init(void)
 	ret = rhltable_init(&cm.remote_qps, &cm_remote_qp_params);
 	if (ret)
 		goto err_remote_qps;
+	ret = rhashtable_init(&cm.waiting_reqs, &cm_waiting_params);
+	if (ret)
+		goto err_waiting;
 
 	/* Caches of their own: exact sizes, and visible in slabinfo. */
 	cm.id_cache = kmem_cache_create("ib_cm_id", sizeof(struct cm_id_priv),
 					0, 0, NULL);
 	cm.work_cache = kmem_cache_create("ib_cm_work", sizeof(struct cm_work),
 					  0, 0, NULL);
+	cm.req_work_cache = kmem_cache_create("ib_cm_req_work",
+					      sizeof(struct cm_req_work),
+					      0, 0, NULL);
 	cm.tw_cache = kmem_cache_create("ib_cm_timewait",
 					sizeof(struct cm_timewait), 0, 0, NULL);
-	if (!cm.id_cache || !cm.work_cache || !cm.tw_cache) {
+	if (!cm.id_cache || !cm.work_cache || !cm.req_work_cache ||
+	    !cm.tw_cache) {
 		ret = -ENOMEM;
 		goto err_cache;
 	}
@@ -5894,18 +6221,35 @@ static int __init ib_cm_init(void)
 		ret = -ENOMEM;
 		goto err_cache;
 	}
+	/*
+	 * New passive ids are set up here, CM_SETUP_MAX at a time: each may
+	 * sleep for a second, and on cm.wq enough of them would hold up
+	 * every other id's work.
+	 */
+	cm.setup_wq = alloc_workqueue("ib_cm_setup",
+				      WQ_MEM_RECLAIM | WQ_UNBOUND,
+				      CM_SETUP_MAX);
+	if (!cm.setup_wq) {
+		ret = -ENOMEM;
+		goto err_wq;
+	}
 	ret = ib_register_client(&cm_client);
 	if (ret)
-		goto err_wq;
+		goto err_setup_wq;
 	cm_debugfs_init();
 	return 0;
 
+err_setup_wq:
+	destroy_workqueue(cm.setup_wq);
 err_wq:
 	destroy_workqueue(cm.wq);
 err_cache:
 	kmem_cache_destroy(cm.tw_cache);
+	kmem_cache_destroy(cm.req_work_cache);
 	kmem_cache_destroy(cm.work_cache);
 	kmem_cache_destroy(cm.id_cache);
+	rhashtable_destroy(&cm.waiting_reqs);
+err_waiting:
 	rhltable_destroy(&cm.remote_qps);
 err_remote_qps:
 	rhashtable_destroy(&cm.remote_ids);
@@ -5944,13 +6288,16 @@ static void __exit ib_cm_cleanup(void)
 		rcu_read_lock();
 	}
 	rcu_read_unlock();
+	destroy_workqueue(cm.setup_wq);
 	destroy_workqueue(cm.wq);
 	rcu_barrier();
+	rhashtable_destroy(&cm.waiting_reqs);
 	rhltable_destroy(&cm.remote_qps);
 	rhashtable_destroy(&cm.remote_ids);
 	rhashtable_destroy(&cm.listeners);
 	xa_destroy(&cm.local_ids);
 	kmem_cache_destroy(cm.tw_cache);
+	kmem_cache_destroy(cm.req_work_cache);
 	kmem_cache_destroy(cm.work_cache);
 	kmem_cache_destroy(cm.id_cache);
 }

@@ -126,6 +126,7 @@ struct fk {
 	u8 rx_sl;			/* the SL received MADs came on */
 	u8 rx_path_bits;		/* their DLID path bits */
 	unsigned int wc_in_recv;	/* fk_ah_from_wc() calls in it */
+	atomic_t blocking;		/* allocations in it that may sleep */
 
 	/* How the handler behaves. */
 	int ret_for[IB_CM_SIDR_REP_RECEIVED + 1];
@@ -328,14 +329,14 @@ static const struct cm_transport fk_transport = {
 
 static void fk_flush(void)
 {
-	flush_workqueue(cm.wq);
+	cm_flush_work();
 	/*
 	 * The answer work requeues itself after a batch, which a flush does
 	 * not wait for; what it hands to ids, the second flush does.
 	 */
 	if (fk_cur) {
 		cm_drain_answers(fk_cur->port);
-		flush_workqueue(cm.wq);
+		cm_flush_work();
 	}
 }
 
@@ -3982,6 +3983,9 @@ static struct kunit_suite fk_state_suite = {
 	.test_cases = fk_state_cases,
 };
 
+#undef CREATE_TRACE_POINTS
+#include <trace/events/kmem.h>
+
 /* ---------------------------------------------------------------------
  * Arrival order
  *
@@ -4004,6 +4008,107 @@ static void fk_let_go(struct fk *fk, struct ib_cm_id *id)
 	cm_release_work(to_priv(id));
 	fk_flush();
 	fk_settle(fk);
+}
+
+/* A REJ TIMEOUT from the peer: our comm ID @ours (0: never told). */
+static void fk_rej_timeout(union cm_kunit_msg *mad, u32 ours, u32 peer)
+{
+	__be64 guid = cpu_to_be64(FK_PEER_GUID);
+
+	fk_rej(mad, ours, peer, CM_MSG_RESPONSE_OTHER, IB_CM_REJ_TIMEOUT);
+	IBA_SET(CM_REJ_REJECTED_INFO_LENGTH, &mad->rej, sizeof(guid));
+	memcpy(IBA_GET_MEM_PTR(CM_REJ_ARI, &mad->rej), &guid, sizeof(guid));
+}
+
+/* The peer sends its REP and destroys its id at once: REP, then REJ. */
+static void rej_right_behind_a_rep_follows_it(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	union cm_kunit_msg mad;
+
+	fk_hold(id);
+	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	fk_inject(fk, &mad, NULL);
+	fk_rej(&mad, fk_local(id), FK_PEER_ID, CM_MSG_RESPONSE_REP,
+	       IB_CM_REJ_CONSUMER_DEFINED);
+	fk_inject(fk, &mad, NULL);
+	fk_let_go(fk, id);
+
+	FK_EXPECT_EVENT(fk, 2, IB_CM_REJ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk->events[0].type, IB_CM_REP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_UNMATCHED), 0L);
+}
+
+/* Checked once the REP has been taken: a stranger's REJ is dropped. */
+static void strangers_rej_behind_a_rep_is_dropped(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	union cm_kunit_msg mad;
+
+	fk_hold(id);
+	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	fk_inject(fk, &mad, NULL);
+	fk_rej(&mad, fk_local(id), FK_PEER_ID + 7, CM_MSG_RESPONSE_REP,
+	       IB_CM_REJ_CONSUMER_DEFINED);
+	fk_inject(fk, &mad, NULL);
+	fk_let_go(fk, id);
+
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REP_RCVD);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_UNMATCHED), 1L);
+}
+
+/*
+ * The initiator of a REQ that still waits on a slow listener gives up:
+ * its REJ TIMEOUT must reach the id that the REQ makes.
+ */
+static void rej_timeout_behind_its_req_reaches_the_new_id(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *listen = fk_listen(fk);
+	union cm_kunit_msg mad;
+
+	fk_hold(listen);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	fk_rej_timeout(&mad, 0, FK_PEER_ID);
+	fk_inject(fk, &mad, NULL);
+	fk_let_go(fk, listen);
+
+	FK_EXPECT_EVENT(fk, 2, IB_CM_REJ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk->events[0].type, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_PTR_EQ(test, fk->events[1].id, fk->events[0].id);
+	KUNIT_EXPECT_EQ(test, fk->events[1].reason, (int)IB_CM_REJ_TIMEOUT);
+	KUNIT_EXPECT_EQ(test, fk->events[0].id->state, IB_CM_IDLE);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_UNMATCHED), 0L);
+}
+
+/* A REQ that goes nowhere takes the REJ TIMEOUT behind it along. */
+static void rej_timeout_behind_a_refused_req_is_dropped(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *listen = fk_listen(fk);
+	union cm_kunit_msg mad;
+
+	fk->ret_for[IB_CM_REQ_RECEIVED] = -ECONNREFUSED;
+	fk_hold(listen);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	fk_rej_timeout(&mad, 0, FK_PEER_ID);
+	fk_inject(fk, &mad, NULL);
+	fk_let_go(fk, listen);
+
+	/*
+	 * Our REJ of the REQ; the peer's REJ reaches the refused id, which
+	 * has nothing to say to it.
+	 */
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	fk_disown(fk, fk->events[0].id);
+	FK_EXPECT_SENT(fk, 1, CM_REJ_ATTR_ID);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog), 0);
 }
 
 /*
@@ -4147,6 +4252,114 @@ static void destroyed_connection_frees_the_peers_qpn(struct kunit *test)
 	FK_EXPECT_SENT(fk, 2, CM_DREQ_ATTR_ID);
 }
 
+/* Allocations that may sleep, made on the receive path. */
+static void fk_count_blocking(void *data, unsigned long call_site,
+			      const void *ptr, struct kmem_cache *s,
+			      gfp_t gfp, int node)
+{
+	struct fk *fk = data;
+
+	if (fk->receiving == current && gfpflags_allow_blocking(gfp))
+		atomic_inc(&fk->blocking);
+}
+
+/*
+ * The MAD layer's receive path may not sleep: it alone refills QP1.  No
+ * allocation on it may, then (kmem's trace point tells their flags).
+ */
+static void receive_path_does_not_sleep(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_req_sent(fk);
+	union cm_kunit_msg mad;
+
+	KUNIT_ASSERT_EQ(test,
+			register_trace_kmem_cache_alloc(fk_count_blocking, fk),
+			0);
+	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
+	fk_inject(fk, &mad, NULL);
+	fk_listen(fk);
+	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN + 1, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	unregister_trace_kmem_cache_alloc(fk_count_blocking, fk);
+	tracepoint_synchronize_unregister();
+	fk_flush();
+	fk_settle(fk);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->blocking), 0);
+}
+
+/*
+ * Making the address of one REQ's sender may wait (on RoCE, a second for
+ * an address that does not resolve): the listener's other REQs go on.
+ */
+static void slow_address_holds_up_no_other_req(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+	unsigned int ms;
+
+	fk_listen(fk);
+	fk->hold_slid = FK_PEER_LID + 0x40;
+	fk->rx_slid = fk->hold_slid;
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	fk_wait_held(fk, 1);
+	fk->rx_slid = 0;
+	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN + 1, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	for (ms = 0; !READ_ONCE(fk->nevents) && ms < 5000; ms += 20)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fk->nevents), 1U);
+	KUNIT_EXPECT_EQ(test, fk->events[0].qpn, FK_PEER_QPN + 1);
+
+	complete_all(&fk->release);
+	fk_flush();
+	fk_settle(fk);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, fk->events[1].qpn, FK_PEER_QPN);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog), 0);
+}
+
+/*
+ * A listener destroyed while a REQ waits on its queue, and another made
+ * for the same service: the REQ goes to the new one.
+ */
+static void req_waiting_on_a_replaced_listener_goes_to_the_new_one(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *old = fk_listen(fk);
+	struct ib_cm_id *new;
+	union cm_kunit_msg mad;
+
+	fk_hold(old);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	fk_disown(fk, old);
+	ib_destroy_cm_id(old);
+	new = fk_listen(fk);
+	fk_let_go(fk, old);
+
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
+	KUNIT_EXPECT_PTR_EQ(test, fk->events[0].listen_id, new);
+	FK_EXPECT_SENT(fk, 0, 0);
+}
+
+/* A REJ of our REQ that comes once we know the peer is not its. */
+static void late_rej_of_our_req_leaves_an_established_id(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	union cm_kunit_msg mad;
+
+	fk_rej(&mad, fk_local(id), FK_PEER_ID + 7, CM_MSG_RESPONSE_REQ,
+	       IB_CM_REJ_CONSUMER_DEFINED);
+	fk_receive(fk, &mad);
+	FK_EXPECT_EVENT(fk, 1, IB_CM_REP_RECEIVED);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_UNMATCHED), 1L);
+}
+
 /* A port that goes away drops its waiting answers, counted as backlog. */
 static void answers_dropped_at_port_removal_are_counted(struct kunit *test)
 {
@@ -4164,6 +4377,10 @@ static void answers_dropped_at_port_removal_are_counted(struct kunit *test)
 }
 
 static struct kunit_case fk_order_cases[] = {
+	KUNIT_CASE(rej_right_behind_a_rep_follows_it),
+	KUNIT_CASE(strangers_rej_behind_a_rep_is_dropped),
+	KUNIT_CASE(rej_timeout_behind_its_req_reaches_the_new_id),
+	KUNIT_CASE(rej_timeout_behind_a_refused_req_is_dropped),
 	KUNIT_CASE(user_established_after_a_dreq_is_not_delivered),
 	KUNIT_CASE(routed_req_takes_lid_and_sl_from_the_packet),
 	KUNIT_CASE(local_req_keeps_its_lid_and_sl),
@@ -4171,7 +4388,11 @@ static struct kunit_case fk_order_cases[] = {
 	KUNIT_CASE(resent_drep_keeps_its_private_data),
 	KUNIT_CASE(rej_after_path_migration_is_ignored),
 	KUNIT_CASE(destroyed_connection_frees_the_peers_qpn),
+	KUNIT_CASE(receive_path_does_not_sleep),
 	KUNIT_CASE(answers_dropped_at_port_removal_are_counted),
+	KUNIT_CASE(req_waiting_on_a_replaced_listener_goes_to_the_new_one),
+	KUNIT_CASE(late_rej_of_our_req_leaves_an_established_id),
+	KUNIT_CASE_SLOW(slow_address_holds_up_no_other_req),
 	{}
 };
 
