@@ -4360,6 +4360,61 @@ static void late_rej_of_our_req_leaves_an_established_id(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_UNMATCHED), 1L);
 }
 
+/* A passive connection from @peer's QP @qpn, whose REQ asks for 15 retries. */
+static struct ib_cm_id *fk_passive_conn(struct fk *fk, u32 peer, u32 qpn)
+{
+	union cm_kunit_msg mad;
+	struct ib_cm_id *id;
+
+	fk_req(&mad, peer, qpn, FK_SID);
+	IBA_SET(CM_REQ_MAX_CM_RETRIES, &mad.req, 15);
+	fk_receive(fk, &mad);
+	id = fk_last_event(fk)->id;
+	KUNIT_ASSERT_EQ(fk->test, fk_send_rep(id), 0);
+	fk_settle(fk);
+	fk_conn_msg(&mad, CM_RTU_ATTR_ID, fk_local(id), peer);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(fk->test, id->state, IB_CM_ESTABLISHED);
+	return id;
+}
+
+static void fk_restore_destroy_window(void *old)
+{
+	cm_destroy_window = (unsigned long)old;
+}
+
+/*
+ * A destroyed connection retries its DREQ a few times, and only so many
+ * of them at once on a port; past that the DREQ goes out once.
+ */
+static void destroyed_connections_retry_few_dreqs(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *a, *b;
+
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action(test, fk_restore_destroy_window,
+					 (void *)(unsigned long)cm_destroy_window),
+			0);
+	cm_destroy_window = 1;
+	fk_listen(fk);
+	a = fk_passive_conn(fk, FK_PEER_ID, FK_PEER_QPN);
+	b = fk_passive_conn(fk, FK_PEER_ID + 1, FK_PEER_QPN + 1);
+
+	fk_destroy(fk, a);
+	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->buf.retries, 3);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->rep_agent);
+	fk_destroy(fk, b);
+	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->buf.retries, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->destroy_dreqs), 1);
+
+	KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
+	KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->destroy_dreqs), 0);
+}
+
 /* A port that goes away drops its waiting answers, counted as backlog. */
 static void answers_dropped_at_port_removal_are_counted(struct kunit *test)
 {
@@ -4392,6 +4447,7 @@ static struct kunit_case fk_order_cases[] = {
 	KUNIT_CASE(answers_dropped_at_port_removal_are_counted),
 	KUNIT_CASE(req_waiting_on_a_replaced_listener_goes_to_the_new_one),
 	KUNIT_CASE(late_rej_of_our_req_leaves_an_established_id),
+	KUNIT_CASE(destroyed_connections_retry_few_dreqs),
 	KUNIT_CASE_SLOW(slow_address_holds_up_no_other_req),
 	{}
 };
