@@ -80,6 +80,8 @@
  * with lockdep_assert_held().
  */
 
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/completion.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
@@ -94,6 +96,7 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/sysfs.h>
 #include <linux/wait.h>
@@ -1573,43 +1576,31 @@ static struct cm_id_priv *cm_insert_remote_qp(struct cm_id_priv *p)
 	return stale;
 }
 
-/* Three-way comparison for the SIDR tree. */
-static int cm_cmp_u64(u64 a, u64 b)
-{
-	return a < b ? -1 : a > b;
-}
-
 /* sidr_tree: (request ID, source LID, source GID) of received SIDR_REQs. */
-static int cm_sidr_cmp(const struct cm_id_priv *a, const struct cm_id_priv *b)
+static int cm_sidr_cmp(struct rb_node *new, const struct rb_node *exist)
 {
-	int c = cm_cmp_u64(be32_to_cpu(a->id.remote_id),
-			   be32_to_cpu(b->id.remote_id));
+	const struct cm_id_priv *a = rb_entry(new, struct cm_id_priv,
+					      sidr_node);
+	const struct cm_id_priv *b = rb_entry(exist, struct cm_id_priv,
+					      sidr_node);
+	int c = cmp_int(be32_to_cpu(a->id.remote_id),
+			be32_to_cpu(b->id.remote_id));
 
 	if (!c)
-		c = cm_cmp_u64(a->sidr_lid, b->sidr_lid);
+		c = cmp_int(a->sidr_lid, b->sidr_lid);
 	if (!c)
 		c = memcmp(&a->sidr_gid, &b->sidr_gid, sizeof(a->sidr_gid));
 	return c;
 }
 
+/* Insert @p into cm.sidr_tree; returns the id already there, or NULL. */
 static struct cm_id_priv *cm_insert_sidr(struct cm_id_priv *p)
 {
-	struct rb_node **link = &cm.sidr_tree.rb_node, *parent = NULL;
+	struct rb_node *old;
 
 	lockdep_assert_held(&cm.lock);
-	while (*link) {
-		struct cm_id_priv *q = rb_entry(*link, struct cm_id_priv,
-						sidr_node);
-		int c = cm_sidr_cmp(p, q);
-
-		if (!c)
-			return q;
-		parent = *link;
-		link = c < 0 ? &parent->rb_left : &parent->rb_right;
-	}
-	rb_link_node(&p->sidr_node, parent, link);
-	rb_insert_color(&p->sidr_node, &cm.sidr_tree);
-	return NULL;
+	old = rb_find_add(&p->sidr_node, &cm.sidr_tree, cm_sidr_cmp);
+	return old ? rb_entry(old, struct cm_id_priv, sidr_node) : NULL;
 }
 
 /* ---------------------------------------------------------------------
@@ -2442,7 +2433,7 @@ static void cm_timewait_compact_locked(struct cm_id_priv *p)
 		atomic_dec(&cm.timewait_records);
 		/* Only if still pending: its reference is the timer's own. */
 		mod_timer_pending(&p->tw_timer, jiffies);
-		pr_warn_ratelimited("ib_cm: more than %u destroyed ids in timewait (max_timewait); ending timewait early\n",
+		pr_warn_ratelimited("more than %u destroyed ids in timewait (max_timewait); ending timewait early\n",
 				    READ_ONCE(cm_max_timewait));
 		return;
 	}
@@ -2982,9 +2973,9 @@ static void cm_deliver_new(struct cm_id_priv *p, struct cm_id_priv *listen,
 }
 
 /*
- * A REQ for which no id was found when it came in: answer it at once,
- * like the stock CM (a remote QP that is still bound to a connection makes
- * that connection stale first).
+ * A REQ for which no id was found, on its port's answer queue: reject it
+ * (a remote QP that is still bound to a connection makes that connection
+ * stale first, as with the stock CM).
  */
 static void cm_reject_unlistened(struct cm_port *port,
 				 struct ib_mad_recv_wc *recv_wc)
@@ -4475,7 +4466,7 @@ static void cm_answer_work(struct work_struct *w)
 }
 
 /* ---------------------------------------------------------------------
- * The API: creating, listening, destroying
+ * The API: creating and listening
  *
  * The exported functions are documented in include/rdma/ib_cm.h.
  */
@@ -4486,7 +4477,7 @@ struct ib_cm_id *ib_create_cm_id(struct ib_device *device,
 	struct cm_id_priv *p;
 
 	if (!device || !cm_handler) {
-		pr_warn_ratelimited("ib_cm: %s without %s\n", __func__,
+		pr_warn_ratelimited("%s without %s\n", __func__,
 				    device ? "handler" : "device");
 		return ERR_PTR(-EINVAL);
 	}
@@ -4596,7 +4587,7 @@ static bool cm_data_fits(const char *func, const void *data, u8 len, u8 max)
 {
 	if (!data || len <= max)
 		return true;
-	pr_warn_ratelimited("ib_cm: %s: %u bytes of private data, at most %u fit\n",
+	pr_warn_ratelimited("%s: %u bytes of private data, at most %u fit\n",
 			    func, len, max);
 	return false;
 }
@@ -4731,7 +4722,7 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 
 	ret = param ? cm_check_req_param(param) : -EINVAL;
 	if (ret) {
-		pr_warn_ratelimited("ib_cm: %s: invalid parameters\n", __func__);
+		pr_warn_ratelimited("%s: invalid parameters\n", __func__);
 		return ret;
 	}
 
@@ -5284,6 +5275,10 @@ int ib_send_cm_sidr_rep(struct ib_cm_id *cm_id,
 	return ret;
 }
 EXPORT_SYMBOL(ib_send_cm_sidr_rep);
+/* ---------------------------------------------------------------------
+ * The API: destroying
+ */
+
 /*
  * Wind @p down as its state requires (the DESTROY rows of the state
  * table): tell the peer what it needs to know and stop any retried send.
@@ -5425,7 +5420,7 @@ static void cm_destroy(struct cm_id_priv *p, int err)
 		p->destroy_deferred = true;
 		p->destroy_err = err;
 		spin_unlock_irq(&p->lock);
-		pr_warn_once("ib_cm: ib_destroy_cm_id() from the id's own handler; it is destroyed when the handler returns (returning non-zero does the same)\n");
+		pr_warn_once("ib_destroy_cm_id() from the id's own handler; it is destroyed when the handler returns (returning non-zero does the same)\n");
 		return;
 	}
 	cm_wind_down_locked(p, err);
