@@ -184,9 +184,10 @@ struct cm_transport;
  * struct cm_port - the CM on one port of a device
  * @cm_dev: the device this port belongs to
  * @mad_agent: sends and receives CM MADs on QP1
- * @rep_agent: send-only agent for REPs, so that REQs waiting in the MAD
- *	layer's flow-control window never starve the REPs that answer them,
- *	and for the DREQs of destroyed ids (see cm_send_dreq_locked())
+ * @send_agent: send-only agent, which the MAD layer's flow-control window
+ *	leaves alone: for REPs, so that REQs waiting in that window never
+ *	starve the REPs that answer them, and for the DREQs of destroyed ids
+ *	(see cm_send_dreq_locked())
  * @port_num: the port number (from 1)
  * @counters: message counters, by group and attribute
  * @drops: received MADs dropped, by reason
@@ -200,7 +201,7 @@ struct cm_transport;
 struct cm_port {
 	struct cm_device *cm_dev;
 	struct ib_mad_agent *mad_agent;
-	struct ib_mad_agent *rep_agent;
+	struct ib_mad_agent *send_agent;
 	u32 port_num;
 	atomic_t backlog;
 	atomic_t destroy_dreqs;
@@ -1840,7 +1841,7 @@ static void cm_free_msg(struct ib_mad_send_buf *msg)
 }
 
 /*
- * A send buffer on @port's CM agent, or (@send_only) its REP agent, which
+ * A send buffer on @port's CM agent, or (@send_only) its send-only agent, which
  * has no flow-control window (see struct cm_port), addressed by @ah, on
  * which it takes a reference: -ENODEV once the device is going away.
  * The agent lock keeps the agent registered while the buffer is made.
@@ -1856,7 +1857,7 @@ static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port,
 
 	/* Without a handle (cm_forget_ahs()) the device is going away. */
 	read_lock(&port->cm_dev->agent_lock);
-	agent = send_only ? port->rep_agent : port->mad_agent;
+	agent = send_only ? port->send_agent : port->mad_agent;
 	if (agent && ah && READ_ONCE(ah->ah))
 		msg = cm_tp_create_msg(port, agent, remote_qpn, pkey_index);
 	read_unlock(&port->cm_dev->agent_lock);
@@ -1870,7 +1871,7 @@ static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port,
 }
 
 /*
- * A send buffer addressed along @p's primary path, on the REP agent if
+ * A send buffer addressed along @p's primary path, on the send-only agent if
  * @send_only (REPs, and destroy's DREQs).  Called with p->lock held.
  */
 static struct ib_mad_send_buf *cm_alloc_msg(struct cm_id_priv *p,
@@ -5812,17 +5813,17 @@ static void cm_drain_answers(struct cm_port *port)
 static void cm_ib_drop_agents(struct cm_port *port)
 {
 	struct cm_device *cm_dev = port->cm_dev;
-	struct ib_mad_agent *mad_agent, *rep_agent;
+	struct ib_mad_agent *mad_agent, *send_agent;
 
 	write_lock_irq(&cm_dev->agent_lock);
 	mad_agent = port->mad_agent;
-	rep_agent = port->rep_agent;
+	send_agent = port->send_agent;
 	WRITE_ONCE(port->mad_agent, NULL);
-	port->rep_agent = NULL;
+	port->send_agent = NULL;
 	write_unlock_irq(&cm_dev->agent_lock);
 
-	if (rep_agent)
-		ib_unregister_mad_agent(rep_agent);
+	if (send_agent)
+		ib_unregister_mad_agent(send_agent);
 	if (mad_agent)
 		ib_unregister_mad_agent(mad_agent);
 }
@@ -5844,7 +5845,7 @@ static int cm_ib_open_port(struct cm_port *port)
 	};
 	struct cm_device *cm_dev = port->cm_dev;
 	struct ib_device *dev = cm_dev->ib_device;
-	struct ib_mad_agent *agent, *rep_agent;
+	struct ib_mad_agent *agent, *send_agent;
 	int ret;
 
 	ret = ib_port_register_client_groups(dev, port->port_num,
@@ -5858,16 +5859,16 @@ static int cm_ib_open_port(struct cm_port *port)
 		ret = PTR_ERR(agent);
 		goto err_groups;
 	}
-	rep_agent = cm_ib_register(port, NULL);
-	if (IS_ERR(rep_agent)) {
-		ret = PTR_ERR(rep_agent);
+	send_agent = cm_ib_register(port, NULL);
+	if (IS_ERR(send_agent)) {
+		ret = PTR_ERR(send_agent);
 		ib_unregister_mad_agent(agent);
 		goto err_groups;
 	}
 	/* Until now the port sent nothing, and answered nothing. */
 	write_lock_irq(&cm_dev->agent_lock);
 	WRITE_ONCE(port->mad_agent, agent);
-	port->rep_agent = rep_agent;
+	port->send_agent = send_agent;
 	write_unlock_irq(&cm_dev->agent_lock);
 
 	ret = ib_modify_port(dev, port->port_num, 0, &set);

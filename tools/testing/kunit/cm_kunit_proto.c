@@ -50,7 +50,7 @@
 struct fk_sent {
 	__be16 attr;		/* attribute ID */
 	bool tracked;		/* the id's outstanding (retried) message */
-	bool rep_agent;		/* posted on the REP agent */
+	bool send_only;		/* posted on the send-only agent */
 	bool resent;		/* an answer resent for a duplicate */
 	union cm_kunit_msg mad;
 };
@@ -96,7 +96,7 @@ struct fk {
 	struct cm_device *cm_dev;
 	struct cm_port *port;
 	struct ib_mad_agent agent;
-	struct ib_mad_agent rep_agent;
+	struct ib_mad_agent send_agent;
 	struct ib_qp qp;		/* QP1 of the agents, for its PD */
 	struct ib_pd pd;
 
@@ -268,7 +268,7 @@ static int fk_post(struct ib_mad_send_buf *msg)
 		s->attr = m->mad.mad.mad_hdr.attr_id;
 		s->tracked = !!msg->context[0];
 		s->resent = cm_msg_resent(msg);
-		s->rep_agent = msg->mad_agent == &fk->rep_agent;
+		s->send_only = msg->mad_agent == &fk->send_agent;
 		s->mad = m->mad;
 	}
 	fk->nsent++;
@@ -637,12 +637,12 @@ static int fk_init(struct kunit *test)
 	fk->port->cm_dev = fk->cm_dev;
 	fk->port->port_num = 1;
 	fk->port->mad_agent = &fk->agent;
-	fk->port->rep_agent = &fk->rep_agent;
+	fk->port->send_agent = &fk->send_agent;
 	fk->agent.context = fk->port;
-	fk->rep_agent.context = fk->port;
+	fk->send_agent.context = fk->port;
 	fk->qp.pd = &fk->pd;
 	fk->agent.qp = &fk->qp;
-	fk->rep_agent.qp = &fk->qp;
+	fk->send_agent.qp = &fk->qp;
 
 	fk->cm_dev->tp = &fk_transport;
 
@@ -1091,7 +1091,7 @@ static void req_goes_out_with_our_ids_and_waits(struct kunit *test)
 	FK_EXPECT_SENT(fk, 1, CM_REQ_ATTR_ID);
 	req = &fk->sent[0].mad;
 	KUNIT_EXPECT_TRUE(test, fk->sent[0].tracked);
-	KUNIT_EXPECT_FALSE(test, fk->sent[0].rep_agent);
+	KUNIT_EXPECT_FALSE(test, fk->sent[0].send_only);
 	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_LOCAL_COMM_ID, &req->req), fk_local(id));
 	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_SERVICE_ID, &req->req), FK_SID);
 	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REQ_LOCAL_QPN, &req->req), FK_OUR_QPN);
@@ -1596,7 +1596,7 @@ static void invalid_req_is_dropped_and_counted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fk->rx_freed, 1U);
 }
 
-static void rep_goes_out_on_the_rep_agent(struct kunit *test)
+static void rep_goes_out_on_the_send_only_agent(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *id = fk_passive_rep_sent(fk);
@@ -1604,7 +1604,7 @@ static void rep_goes_out_on_the_rep_agent(struct kunit *test)
 
 	FK_EXPECT_SENT(fk, 1, CM_REP_ATTR_ID);
 	rep = &fk_last(fk)->mad;
-	KUNIT_EXPECT_TRUE(test, fk_last(fk)->rep_agent);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->send_only);
 	KUNIT_EXPECT_TRUE(test, fk_last(fk)->tracked);
 	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REP_LOCAL_COMM_ID, &rep->rep), fk_local(id));
 	KUNIT_EXPECT_EQ(test, IBA_GET(CM_REP_REMOTE_COMM_ID, &rep->rep),
@@ -1932,7 +1932,7 @@ static struct kunit_case fk_passive_cases[] = {
 	KUNIT_CASE(req_on_a_listener_hands_over_a_new_id),
 	KUNIT_CASE(req_without_listener_is_rejected_with_reason_8),
 	KUNIT_CASE(invalid_req_is_dropped_and_counted),
-	KUNIT_CASE(rep_goes_out_on_the_rep_agent),
+	KUNIT_CASE(rep_goes_out_on_the_send_only_agent),
 	KUNIT_CASE(rtu_establishes_the_passive_side),
 	KUNIT_CASE(comm_est_establishes_before_the_rtu),
 	KUNIT_CASE(comm_est_establishes_before_notify_returns),
@@ -2325,7 +2325,7 @@ static void destroy_retries_the_dreq_until_it_is_answered(struct kunit *test)
 	fk_destroy(fk, id);
 	FK_EXPECT_SENT(fk, fk->nsent, CM_DREQ_ATTR_ID);
 	/* Outside the CM agent's flow-control window. */
-	KUNIT_EXPECT_TRUE(test, fk_last(fk)->rep_agent);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->send_only);
 	m = fk_tracked(fk);
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	KUNIT_EXPECT_GT(test, m->buf.retries, 0);
@@ -4404,7 +4404,7 @@ static void destroyed_connections_retry_few_dreqs(struct kunit *test)
 	fk_destroy(fk, a);
 	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
 	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->buf.retries, 3);
-	KUNIT_EXPECT_TRUE(test, fk_last(fk)->rep_agent);
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->send_only);
 	fk_destroy(fk, b);
 	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
 	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->buf.retries, 0);
