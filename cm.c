@@ -48,7 +48,10 @@
  * handed it over) until ib_destroy_cm_id().  The id's work item while it
  * is queued or running, each send awaiting its completion, a pending
  * timewait timer and every lookup in progress hold one more; a received
- * MAD waiting in the id's queue is covered by the work item's.  A retried
+ * MAD waiting in the id's queue is covered by the work item's.  A REQ
+ * being set up (struct cm_req_work) holds its listener until the new id
+ * is handed over, and the new id's inputs are held (cm_hold_work()) until
+ * then.  A retried
  * send's buffer points at its id until the send completes or is cancelled
  * (cm_cancel_msg() detaches it), so a completion the MAD layer never
  * delivers holds nothing.  ib_destroy_cm_id() marks the id destroyed,
@@ -130,7 +133,8 @@ MODULE_LICENSE("GPL");
  * in cm_rx_drops/backlog; the peer resends it, as it resends a MAD lost on
  * the wire.  A peer that follows the protocol has no more than the MAD
  * layer's window of messages outstanding towards us (128 per agent), so
- * only a flood reaches these.  Each waiting MAD pins about 600 bytes.
+ * only a flood reaches these.  Each waiting MAD pins about 600 bytes (a
+ * REQ, with its struct cm_req_work, about 850).
  */
 #define CM_PORT_BACKLOG		4096
 #define CM_ID_BACKLOG		512
@@ -145,9 +149,12 @@ MODULE_LICENSE("GPL");
 #define CM_ANSWER_BACKLOG	256
 #define CM_ANSWER_MAX_AGE	HZ
 /*
- * New passive ids being set up at once (struct cm_req_work), at most; the
- * rest wait their turn in the order they came.  A set-up may wait a
- * second for a sender's address; genuine ones take microseconds.
+ * REQs taken up by their listeners that are set up or answered at once
+ * (struct cm_req_work), at most; the rest wait their turn.  Each may wait
+ * a second for its sender's address, genuine ones microseconds.  One whose
+ * sender stopped waiting for it before its turn came (the REQ's remote CM
+ * response timeout, at least CM_ANSWER_MAX_AGE) is dropped unanswered and
+ * counted in cm_rx_drops/backlog: its sender has resent it by then.
  */
 #define CM_SETUP_MAX		16
 
@@ -384,6 +391,15 @@ struct cm_work {
 
 struct cm_id_priv;
 
+/* What a REQ taken up by its listener is (cm_match_req()). */
+enum cm_req_match {
+	CM_REQ_NEW,		/* a new connection */
+	CM_REQ_REPEAT,		/* a repeat of one we know: answered as such */
+	CM_REQ_STALE,		/* from a QP bound to a connection: REJ */
+	CM_REQ_UNLISTENED,	/* the listener went meanwhile: REJ */
+	CM_REQ_NOMEM,		/* no memory to record it: the peer resends */
+};
+
 /**
  * struct cm_req_work - a received REQ, and the setting up of what it asks
  * @work: the MAD, queued as any other
@@ -393,17 +409,23 @@ struct cm_id_priv;
  * @waiting: @waiting_node is in the table (under cm.lock)
  * @rej: a REJ TIMEOUT from that sender that came meanwhile; it goes where
  *	the REQ leads (cm_pass_on_rej())
- * @setup: makes the new id's address vectors, on cm.setup_wq
+ * @setup: makes the new id's address vectors, or the REQ's answer, on
+ *	cm.setup_wq
+ * @taken: when the listener took the REQ up (jiffies)
+ * @match: what cm_match_req() made of it
  * @listen: the listener, referenced, until the new id is handed over
- * @id: the new id
+ * @id: the new id (CM_REQ_NEW)
+ * @old: the connection the REQ repeats or makes stale, referenced, or NULL
+ * @tw_local: our comm ID of the timewait record the REQ repeats
  * @path: the new connection's paths, for the REQ_RECEIVED event
  *
  * A listener's queue matches a REQ against what we know and makes its id;
  * making the id's address handles may sleep (on RoCE for a second while a
- * sender's address does not resolve), so that happens in @setup, and the
- * listener hands the id over when it is done (@work.in, queued on the
- * listener again as CM_INPUT_HANDOVER).  So a REQ whose sender does not
- * resolve holds up no other REQ for the same service.
+ * sender's address does not resolve), and so may making an answer (a
+ * REJ, an MRA for a repeat), so both happen in @setup; a new id is then
+ * handed over by the listener (@work.in, queued on it again as
+ * CM_INPUT_HANDOVER).  So the listener's queue never waits for an
+ * address, and a REQ whose sender does not resolve holds up no other.
  */
 struct cm_req_work {
 	struct cm_work work;
@@ -412,8 +434,12 @@ struct cm_req_work {
 	bool waiting;
 	struct cm_work *rej;
 	struct work_struct setup;
+	unsigned long taken;
+	enum cm_req_match match;
 	struct cm_id_priv *listen;
 	struct cm_id_priv *id;
+	struct cm_id_priv *old;
+	__be32 tw_local;
 	struct sa_path_rec path[2];
 };
 
@@ -1260,8 +1286,9 @@ static void __cm_unlink_remote(struct cm_id_priv *p)
 }
 
 /*
- * The QP of @p is gone (destroyed by its consumer): the peer may reuse
- * its own QPN for a new connection at once, not a stale one.
+ * @p's consumer has let go of the connection, and with it of its QP
+ * (rdma_cm destroys the QP first): the peer may reuse its own QPN for a
+ * new connection at once, which is then not a stale one.
  */
 static void cm_forget_remote_qp(struct cm_id_priv *p)
 {
@@ -2304,6 +2331,15 @@ static void cm_deliver(struct cm_id_priv *p, struct ib_cm_event *event)
  * Timewait and returning to idle
  */
 
+/* Keep @copy (@len bytes) to resend, instead of the last.  p->lock held. */
+static void cm_keep_data_locked(struct cm_id_priv *p, void *copy, u8 len)
+{
+	lockdep_assert_held(&p->lock);
+	kfree(p->sent_data);
+	p->sent_data = copy;
+	p->sent_data_len = copy ? len : 0;
+}
+
 /* Back to IDLE: forget the peer.  p->lock held. */
 static void cm_reset_to_idle(struct cm_id_priv *p, enum cm_cause cause)
 {
@@ -2328,6 +2364,9 @@ static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 
 	cm_cancel_msg(p);
 	cm_set_state(p, IB_CM_TIMEWAIT, cause);
+	/* A repeated DREQ gets our DREP again, with its data alone. */
+	if (cause != CM_SEND_DREP)
+		cm_keep_data_locked(p, NULL, 0);
 
 	spin_lock_irqsave(&cm.lock, flags);
 	cm_unlink_remote_qp(p);
@@ -2639,12 +2678,19 @@ static void cm_dup_req_record(struct cm_port *port,
 		     be32_to_cpu(tw_local), IBA_GET(CM_REQ_LOCAL_COMM_ID, req));
 }
 
-/* A REQ we already know: answer as its state requires. */
+/*
+ * A REQ we already know: answer as its state requires.  Most states need
+ * no answer, and making one may wait for the sender's address: the state
+ * is looked at first.
+ */
 static void cm_dup_req(struct cm_work *work, struct cm_id_priv *p)
 {
+	enum ib_cm_state state = READ_ONCE(p->id.state);
 	struct ib_mad_send_buf *msg;
 
 	cm_count(work->port, CM_RECV_DUPLICATES, CM_REQ_ATTR_ID, 1);
+	if (state != IB_CM_MRA_REQ_SENT && state != IB_CM_TIMEWAIT)
+		return;
 	msg = cm_alloc_response(work->port, work->recv_wc);
 	if (IS_ERR(msg))
 		return;
@@ -2747,80 +2793,89 @@ static void cm_pass_on_rej(struct cm_work *rej)
 }
 
 /*
- * Match a new REQ, queued on @listen, against what we know.  Returns true
- * when it starts a new connection for @listen; otherwise it has been
- * answered as needed.  @p is the new, still private, id.  The REQ leaves
- * cm.waiting_reqs as @p goes into cm.remote_ids, so that a REJ TIMEOUT
- * always finds one of them; the REJ that waited with it is left in *@rej.
+ * Match a new REQ, queued on @listen, against what we know, and say what
+ * it is; its answer, which may sleep, is left to cm_req_setup(), with the
+ * id it repeats or makes stale in @rw->old (referenced).  @p is the new,
+ * still private, id; it stays in the tables only for CM_REQ_NEW.  The REQ
+ * leaves cm.waiting_reqs as @p goes into cm.remote_ids, so that a REJ
+ * TIMEOUT always finds one of them; the REJ that waited with it is left
+ * in *@rej.
  */
-static bool cm_match_req(struct cm_work *work, struct cm_id_priv *p,
-			 struct cm_id_priv *listen, struct cm_work **rej)
+static enum cm_req_match cm_match_req(struct cm_req_work *rw,
+				      struct cm_id_priv *p,
+				      struct cm_id_priv *listen,
+				      struct cm_work **rej)
 {
-	struct cm_id_priv *old;
+	enum cm_req_match match = CM_REQ_NEW;
+	struct cm_id_priv *old = NULL;
 	struct cm_peer *peer;
 
 	spin_lock_irq(&cm.lock);
 	peer = cm_insert_remote_id(p);
-	*rej = cm_req_taken(cm_req_work(work));
+	*rej = cm_req_taken(rw);
 	if (IS_ERR(peer)) {
-		/* Out of memory: the peer resends. */
-		spin_unlock_irq(&cm.lock);
-		cm_count_drop(work->port, CM_DROP_NOMEM);
-		return false;
-	}
-	if (peer) {
-		__be32 tw_local = 0;
-
+		match = CM_REQ_NOMEM;
+	} else if (peer) {
+		match = CM_REQ_REPEAT;
 		old = cm_peer_id(peer);
 		if (!old)
-			tw_local = cm_peer_record_id(peer);
-		else if (!refcount_inc_not_zero(&old->refcount))
+			rw->tw_local = cm_peer_record_id(peer);
+	} else {
+		old = cm_insert_remote_qp(p);
+		if (IS_ERR(old)) {
+			match = CM_REQ_NOMEM;
 			old = NULL;
-		spin_unlock_irq(&cm.lock);
-		if (old) {
-			cm_dup_req(work, old);
-			cm_put_id(old);
-		} else if (tw_local) {
-			cm_dup_req_record(work->port, work->recv_wc, tw_local);
+		} else if (old) {
+			match = CM_REQ_STALE;
+		} else if (!listen->listening) {
+			/* The listener went while the REQ waited for it. */
+			match = CM_REQ_UNLISTENED;
 		}
-		return false;
+		if (match != CM_REQ_NEW)
+			__cm_unlink_remote(p);
 	}
-
-	old = cm_insert_remote_qp(p);
-	if (IS_ERR(old)) {
-		__cm_unlink_remote(p);
-		spin_unlock_irq(&cm.lock);
-		cm_count_drop(work->port, CM_DROP_NOMEM);
-		return false;
-	}
-	if (old) {
-		__cm_unlink_remote(p);
-		if (!refcount_inc_not_zero(&old->refcount))
-			old = NULL;
-		spin_unlock_irq(&cm.lock);
-		trace_icm_staleconn_err(be32_to_cpu(p->id.local_id),
-					be32_to_cpu(p->id.remote_id));
-		cm_issue_rej(work->port, work->recv_wc, IB_CM_REJ_STALE_CONN,
-			     CM_MSG_RESPONSE_REQ, 0, be32_to_cpu(p->id.remote_id));
-		if (old) {
-			cm_disconnect_stale(old);
-			cm_put_id(old);
-		}
-		return false;
-	}
-
-	/* The listener may have gone while the REQ waited for it. */
-	if (!listen->listening) {
-		__cm_unlink_remote(p);
-		spin_unlock_irq(&cm.lock);
-		trace_icm_no_listener_err(&p->id);
-		cm_issue_rej(work->port, work->recv_wc,
-			     IB_CM_REJ_INVALID_SERVICE_ID, CM_MSG_RESPONSE_REQ,
-			     0, be32_to_cpu(p->id.remote_id));
-		return false;
-	}
+	if (old && !refcount_inc_not_zero(&old->refcount))
+		old = NULL;
+	rw->old = old;
 	spin_unlock_irq(&cm.lock);
-	return true;
+	if (match == CM_REQ_NOMEM)
+		cm_count_drop(rw->work.port, CM_DROP_NOMEM);
+	return match;
+}
+
+/*
+ * Answer a REQ that starts no connection, as cm_match_req() found it.
+ * May sleep (the answer's address handle).
+ */
+static void cm_answer_req(struct cm_req_work *rw)
+{
+	struct cm_req_msg *req = cm_recv_msg(&rw->work);
+	u32 remote_id = IBA_GET(CM_REQ_LOCAL_COMM_ID, req);
+	struct cm_port *port = rw->work.port;
+	struct ib_mad_recv_wc *recv_wc = rw->work.recv_wc;
+
+	switch (rw->match) {
+	case CM_REQ_REPEAT:
+		if (rw->old)
+			cm_dup_req(&rw->work, rw->old);
+		else if (rw->tw_local)
+			cm_dup_req_record(port, recv_wc, rw->tw_local);
+		break;
+	case CM_REQ_STALE:
+		trace_icm_staleconn_err(0, remote_id);
+		cm_issue_rej(port, recv_wc, IB_CM_REJ_STALE_CONN,
+			     CM_MSG_RESPONSE_REQ, 0, remote_id);
+		if (rw->old)
+			cm_disconnect_stale(rw->old);
+		break;
+	case CM_REQ_UNLISTENED:
+		trace_icm_no_listener_err(NULL);
+		cm_issue_rej(port, recv_wc, IB_CM_REJ_INVALID_SERVICE_ID,
+			     CM_MSG_RESPONSE_REQ, 0, remote_id);
+		break;
+	default:
+		break;
+	}
 }
 
 /*
@@ -2946,6 +3001,8 @@ static void cm_drop_new(struct cm_id_priv *p)
 		cm_set_state(p, IB_CM_IDLE, CM_DROP);
 	p->destroyed = true;
 	spin_unlock_irq(&p->lock);
+	/* A repeat of its REQ is a new one now. */
+	cm_unlink_remote(p);
 	cm_put_id(p);		/* the consumer's, who never had it */
 	cm_release_work(p);	/* the hold's */
 }
@@ -3046,19 +3103,20 @@ static void cm_recv_req(struct cm_id_priv *p, struct cm_work *work)
 
 /*
  * A REQ on its listener's queue (see struct cm_req_work): match it and
- * make its id, which cm_req_setup() then sets up off this queue.  Takes
- * @work over.
+ * make its id; cm_req_setup() then sets the id up, or answers the REQ,
+ * off this queue.  Takes @work over.
  */
 static void cm_take_req(struct cm_id_priv *listen, struct cm_work *work)
 {
 	struct cm_req_work *rw = cm_req_work(work);
 	struct cm_req_msg *req = cm_recv_msg(work);
+	struct cm_port *port = work->port;
 	struct cm_work *rej = NULL;
 	struct cm_id_priv *p;
 
 	if (!READ_ONCE(listen->listening)) {
 		/* Replaced while the REQ waited: the new listener takes it. */
-		p = cm_get_listen(work->port->cm_dev->ib_device,
+		p = cm_get_listen(port->cm_dev->ib_device,
 				  cpu_to_be64(IBA_GET(CM_REQ_SERVICE_ID, req)));
 		if (p && p != listen) {
 			cm_queue_found(p, work);
@@ -3069,11 +3127,11 @@ static void cm_take_req(struct cm_id_priv *listen, struct cm_work *work)
 			cm_put_id(p);
 	}
 
-	p = cm_alloc_id(work->port->cm_dev->ib_device, NULL, NULL, false,
+	p = cm_alloc_id(port->cm_dev->ib_device, NULL, NULL, false,
 			GFP_KERNEL);
 	if (IS_ERR(p)) {
 		/* Stay silent: the peer retries the REQ. */
-		cm_count_drop(work->port, CM_DROP_NOMEM);
+		cm_count_drop(port, CM_DROP_NOMEM);
 		cm_free_work(work);
 		return;
 	}
@@ -3100,52 +3158,95 @@ static void cm_take_req(struct cm_id_priv *listen, struct cm_work *work)
 	/* Its own inputs wait until it has been handed over. */
 	cm_hold_work(p);
 
-	if (!cm_match_req(work, p, listen, &rej)) {
+	rw->match = cm_match_req(rw, p, listen, &rej);
+	if (rw->match != CM_REQ_NEW) {
 		cm_drop_new(p);
+		p = NULL;
+	}
+	if (rw->match == CM_REQ_NOMEM) {
 		cm_free_work(work);
 	} else {
 		rw->id = p;
-		rw->listen = listen;
-		cm_get_id(listen);
+		rw->taken = jiffies;
+		if (p) {
+			/* Counted as waiting on the listener until handed over. */
+			rw->listen = listen;
+			cm_get_id(listen);
+			spin_lock_irq(&listen->lock);
+			listen->nr_recv++;
+			spin_unlock_irq(&listen->lock);
+		}
 		queue_work(cm.setup_wq, &rw->setup);
 	}
 	cm_pass_on_rej(rej);
 }
 
+/* How long a REQ's sender waits for its answer (see CM_SETUP_MAX). */
+static unsigned long cm_req_patience(struct cm_work *work)
+{
+	struct cm_req_msg *req = cm_recv_msg(work);
+	unsigned int ms =
+		cm_iba_to_ms(IBA_GET(CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT, req));
+
+	return max_t(unsigned long, msecs_to_jiffies(ms), CM_ANSWER_MAX_AGE);
+}
+
+/* A new id that was not set up: it goes, and its listener lets go of it. */
+static void cm_req_not_set_up(struct cm_req_work *rw)
+{
+	struct cm_id_priv *listen = rw->listen;
+
+	spin_lock_irq(&listen->lock);
+	listen->nr_recv--;
+	spin_unlock_irq(&listen->lock);
+	cm_drop_new(rw->id);
+	cm_put_id(listen);
+}
+
 /*
- * The address vectors of a REQ's new id, on cm.setup_wq: making them may
- * sleep.  Then the listener hands the id over, in order with its other
- * inputs (cm_hand_over()).
+ * On cm.setup_wq, where sleeping holds up no listener: the address
+ * vectors of a REQ's new id (the listener then hands it over, in order
+ * with its other inputs: cm_hand_over()), or the REQ's answer.  A REQ
+ * that waited too long for its turn is dropped unanswered.
  */
 static void cm_req_setup(struct work_struct *w)
 {
 	struct cm_req_work *rw = container_of(w, struct cm_req_work, setup);
 	struct cm_id_priv *listen = rw->listen;
 	struct cm_work *work = &rw->work;
+	struct cm_port *port = work->port;
 	struct cm_id_priv *p = rw->id;
 	int ret;
 
+	if (time_after(jiffies, rw->taken + cm_req_patience(work))) {
+		cm_count_drop(port, CM_DROP_BACKLOG);
+		goto done;
+	}
+	if (!p) {
+		cm_answer_req(rw);
+		goto done;
+	}
 	/* Only the REQ's path needs an address handle, unless it fails. */
-	ret = cm_av_from_wc(&p->av, work->port, work->recv_wc, false);
+	ret = cm_av_from_wc(&p->av, port, work->recv_wc, false);
 	if (ret) {
-		cm_count_failure(work->port, ret);
-		goto drop;
+		cm_count_failure(port, ret);
+		goto done;
 	}
 	if (cm_req_paths(work, p, rw->path))
-		goto drop;
+		goto done;
 
-	/* Counted as waiting on the listener again: CM_ID_BACKLOG holds. */
 	work->in.kind = CM_INPUT_HANDOVER;
 	spin_lock_irq(&listen->lock);
-	listen->nr_recv++;
 	cm_queue_input_locked(listen, &work->in);
 	spin_unlock_irq(&listen->lock);
 	return;
 
-drop:
-	cm_drop_new(p);
+done:
+	if (p)
+		cm_req_not_set_up(rw);
+	if (rw->old)
+		cm_put_id(rw->old);
 	cm_free_work(work);
-	cm_put_id(listen);
 }
 
 /* On @listen's queue: hand the id that @rw set up to the consumer. */
@@ -4257,6 +4358,10 @@ static struct cm_work *cm_new_work(struct cm_port *port,
 		if (rw) {
 			rw->waiting = false;
 			rw->rej = NULL;
+			rw->listen = NULL;
+			rw->id = NULL;
+			rw->old = NULL;
+			rw->tw_local = 0;
 			INIT_WORK(&rw->setup, cm_req_setup);
 		}
 		work = rw ? &rw->work : NULL;
@@ -4858,26 +4963,15 @@ EXPORT_SYMBOL(ib_send_cm_rep);
 
 /*
  * A copy of the private data of an RTU or DREP, kept to send it again
- * with them (as the stock CM does); NULL if there is none, or
- * ERR_PTR(-ENOMEM).  Like the stock CM's, it may sleep.
+ * with them (as the stock CM does), or NULL.  Without memory for it the
+ * message goes out all the same, and a repeat of it would go without the
+ * data; the call does not sleep for it.
  */
 static void *cm_copy_data(const void *data, u8 len)
 {
-	void *copy;
-
 	if (!data || !len)
 		return NULL;
-	copy = kmemdup(data, len, GFP_KERNEL);
-	return copy ?: ERR_PTR(-ENOMEM);
-}
-
-/* Keep @copy (@len bytes) to resend, instead of the last.  p->lock held. */
-static void cm_keep_data_locked(struct cm_id_priv *p, void *copy, u8 len)
-{
-	lockdep_assert_held(&p->lock);
-	kfree(p->sent_data);
-	p->sent_data = copy;
-	p->sent_data_len = copy ? len : 0;
+	return kmemdup(data, len, GFP_ATOMIC | __GFP_NOWARN);
 }
 
 int ib_send_cm_rtu(struct ib_cm_id *cm_id, const void *private_data,
@@ -4893,8 +4987,6 @@ int ib_send_cm_rtu(struct ib_cm_id *cm_id, const void *private_data,
 			  IB_CM_RTU_PRIVATE_DATA_SIZE))
 		return -EINVAL;
 	copy = cm_copy_data(private_data, private_data_len);
-	if (IS_ERR(copy))
-		return PTR_ERR(copy);
 
 	spin_lock_irqsave(&p->lock, flags);
 	if ((p->id.state != IB_CM_REP_RCVD &&
@@ -5068,8 +5160,6 @@ int ib_send_cm_drep(struct ib_cm_id *cm_id, const void *private_data,
 			  IB_CM_DREP_PRIVATE_DATA_SIZE))
 		return -EINVAL;
 	copy = cm_copy_data(private_data, private_data_len);
-	if (IS_ERR(copy))
-		return PTR_ERR(copy);
 
 	spin_lock_irqsave(&p->lock, flags);
 	if (p->id.state != IB_CM_DREQ_RCVD || p->destroyed) {
@@ -5781,13 +5871,44 @@ static void cm_init_counter_groups(void)
 
 /*
  * Wait for the work that was queued: ids' inputs and answers on cm.wq,
- * new ids' set-up on cm.setup_wq, and the hand-over that follows it.
+ * REQs' set-up on cm.setup_wq, and the hand-over that follows it.  Work
+ * that these queue meanwhile is not waited for (see cm_drain_device()).
  */
 static void cm_flush_work(void)
 {
 	flush_workqueue(cm.wq);
 	flush_workqueue(cm.setup_wq);
 	flush_workqueue(cm.wq);
+}
+
+/* Received MADs of @cm_dev's ports that are still waiting somewhere. */
+static int cm_device_backlog(struct cm_device *cm_dev, u32 end)
+{
+	int n = 0;
+	u32 i;
+
+	for (i = 0; i + 1 < end; i++)
+		if (cm_dev->port[i])
+			n += atomic_read(&cm_dev->port[i]->backlog);
+	return n;
+}
+
+/*
+ * Once nothing is received on @cm_dev's ports below @end any more: wait
+ * until every MAD they received is done with.  One MAD's work may queue
+ * the next step on the other workqueue (a REQ: listener, set-up,
+ * hand-over, the new id's held inputs), so this flushes until none is
+ * left.  Each round finishes at least one step of each chain, so it ends;
+ * one that does not (a MAD leaked from the count) is reported.
+ */
+static void cm_drain_device(struct cm_device *cm_dev, u32 end)
+{
+	unsigned int rounds = 0;
+
+	do {
+		cm_flush_work();
+	} while (cm_device_backlog(cm_dev, end) && ++rounds < 64);
+	WARN_ONCE(rounds >= 64, "ib_cm: received MADs left at device removal\n");
 }
 
 /*
@@ -5979,7 +6100,7 @@ static void cm_close_device(struct cm_device *cm_dev, u32 end)
 	for (i = 0; i + 1 < end; i++)
 		if (cm_dev->port[i])
 			cm_remove_port(cm_dev->port[i]);
-	cm_flush_work();
+	cm_drain_device(cm_dev, end);
 	cm_forget_ahs(cm_dev);
 	cm_device_put(cm_dev);
 }

@@ -4415,6 +4415,38 @@ static void destroyed_connections_retry_few_dreqs(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->destroy_dreqs), 0);
 }
 
+/*
+ * Answering a REQ that makes no connection (here a stale one's REJ) may
+ * wait for the sender's address too: the listener's other REQs go on.
+ */
+static void slow_answer_holds_up_no_other_req(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+	unsigned int ms;
+
+	fk_passive_established(fk);
+	fk->hold_slid = FK_PEER_LID + 0x40;
+	fk->rx_slid = fk->hold_slid;
+	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	fk_wait_held(fk, 1);
+	fk->rx_slid = 0;
+	fk_req(&mad, FK_PEER_ID + 2, FK_PEER_QPN + 2, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	for (ms = 0; READ_ONCE(fk->nevents) < 3 && ms < 5000; ms += 20)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fk->nevents), 3U);
+	KUNIT_EXPECT_EQ(test, fk->events[2].qpn, FK_PEER_QPN + 2);
+
+	complete_all(&fk->release);
+	fk_flush();
+	fk_settle(fk);
+	/* The stale REJ went out in the end. */
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, CM_REJ_ATTR_ID), 1L);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog), 0);
+}
+
 /* A port that goes away drops its waiting answers, counted as backlog. */
 static void answers_dropped_at_port_removal_are_counted(struct kunit *test)
 {
@@ -4449,6 +4481,7 @@ static struct kunit_case fk_order_cases[] = {
 	KUNIT_CASE(late_rej_of_our_req_leaves_an_established_id),
 	KUNIT_CASE(destroyed_connections_retry_few_dreqs),
 	KUNIT_CASE_SLOW(slow_address_holds_up_no_other_req),
+	KUNIT_CASE_SLOW(slow_answer_holds_up_no_other_req),
 	{}
 };
 
