@@ -401,7 +401,8 @@ enum cm_req_match {
 };
 
 /**
- * struct cm_req_work - a received REQ, and the setting up of what it asks
+ * struct cm_req_work - a received REQ (or SIDR_REQ), and the setting up of
+ *	what it asks
  * @work: the MAD, queued as any other
  * @waiting_node: in cm.waiting_reqs while the REQ waits on its listener's
  *	queue, where no id is made for it yet
@@ -418,6 +419,9 @@ enum cm_req_match {
  * @old: the connection the REQ repeats or makes stale, referenced, or NULL
  * @tw_local: our comm ID of the timewait record the REQ repeats
  * @path: the new connection's paths, for the REQ_RECEIVED event
+ *
+ * A SIDR_REQ uses @setup, @taken, @listen and @id alone: its id's
+ * address handle is made the same way.
  *
  * A listener's queue matches a REQ against what we know and makes its id;
  * making the id's address handles may sleep (on RoCE for a second while a
@@ -2720,6 +2724,14 @@ static struct cm_req_work *cm_req_work(struct cm_work *work)
 	return container_of(work, struct cm_req_work, work);
 }
 
+/* A REQ and a SIDR_REQ come in a struct cm_req_work. */
+static bool cm_is_req_work(struct ib_mad_recv_wc *recv_wc)
+{
+	__be16 attr_id = cm_recv_hdr(recv_wc)->attr_id;
+
+	return attr_id == CM_REQ_ATTR_ID || attr_id == CM_SIDR_REQ_ATTR_ID;
+}
+
 /*
  * A REQ goes onto its listener's queue, or onto its port's answer queue
  * (a listener may come for it meanwhile): until it is taken up, a REJ
@@ -3102,6 +3114,26 @@ static void cm_recv_req(struct cm_id_priv *p, struct cm_work *work)
 }
 
 /*
+ * Set the new id @p (if any) of @rw's REQ or SIDR_REQ up on cm.setup_wq,
+ * or answer the REQ there.  A new id counts as waiting on @listen until
+ * it is handed over.
+ */
+static void cm_queue_setup(struct cm_req_work *rw, struct cm_id_priv *listen,
+			   struct cm_id_priv *p)
+{
+	rw->id = p;
+	rw->taken = jiffies;
+	if (p) {
+		rw->listen = listen;
+		cm_get_id(listen);
+		spin_lock_irq(&listen->lock);
+		listen->nr_recv++;
+		spin_unlock_irq(&listen->lock);
+	}
+	queue_work(cm.setup_wq, &rw->setup);
+}
+
+/*
  * A REQ on its listener's queue (see struct cm_req_work): match it and
  * make its id; cm_req_setup() then sets the id up, or answers the REQ,
  * off this queue.  Takes @work over.
@@ -3163,31 +3195,25 @@ static void cm_take_req(struct cm_id_priv *listen, struct cm_work *work)
 		cm_drop_new(p);
 		p = NULL;
 	}
-	if (rw->match == CM_REQ_NOMEM) {
+	if (rw->match == CM_REQ_NOMEM)
 		cm_free_work(work);
-	} else {
-		rw->id = p;
-		rw->taken = jiffies;
-		if (p) {
-			/* Counted as waiting on the listener until handed over. */
-			rw->listen = listen;
-			cm_get_id(listen);
-			spin_lock_irq(&listen->lock);
-			listen->nr_recv++;
-			spin_unlock_irq(&listen->lock);
-		}
-		queue_work(cm.setup_wq, &rw->setup);
-	}
+	else
+		cm_queue_setup(rw, listen, p);
 	cm_pass_on_rej(rej);
 }
 
-/* How long a REQ's sender waits for its answer (see CM_SETUP_MAX). */
+/*
+ * How long a REQ's sender waits for its answer (see CM_SETUP_MAX); a
+ * SIDR_REQ does not say, and gets CM_ANSWER_MAX_AGE.
+ */
 static unsigned long cm_req_patience(struct cm_work *work)
 {
 	struct cm_req_msg *req = cm_recv_msg(work);
-	unsigned int ms =
-		cm_iba_to_ms(IBA_GET(CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT, req));
+	unsigned int ms;
 
+	if (req->hdr.attr_id != CM_REQ_ATTR_ID)
+		return CM_ANSWER_MAX_AGE;
+	ms = cm_iba_to_ms(IBA_GET(CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT, req));
 	return max_t(unsigned long, msecs_to_jiffies(ms), CM_ANSWER_MAX_AGE);
 }
 
@@ -3216,6 +3242,7 @@ static void cm_req_setup(struct work_struct *w)
 	struct cm_work *work = &rw->work;
 	struct cm_port *port = work->port;
 	struct cm_id_priv *p = rw->id;
+	bool sidr = cm_recv_hdr(work->recv_wc)->attr_id == CM_SIDR_REQ_ATTR_ID;
 	int ret;
 
 	if (time_after(jiffies, rw->taken + cm_req_patience(work))) {
@@ -3226,13 +3253,13 @@ static void cm_req_setup(struct work_struct *w)
 		cm_answer_req(rw);
 		goto done;
 	}
-	/* Only the REQ's path needs an address handle, unless it fails. */
-	ret = cm_av_from_wc(&p->av, port, work->recv_wc, false);
+	/* A REQ's path needs an address handle only if it fails. */
+	ret = cm_av_from_wc(&p->av, port, work->recv_wc, sidr);
 	if (ret) {
 		cm_count_failure(port, ret);
 		goto done;
 	}
-	if (cm_req_paths(work, p, rw->path))
+	if (!sidr && cm_req_paths(work, p, rw->path))
 		goto done;
 
 	work->in.kind = CM_INPUT_HANDOVER;
@@ -3249,16 +3276,23 @@ done:
 	cm_free_work(work);
 }
 
+static void cm_hand_over_sidr(struct cm_id_priv *listen, struct cm_work *work,
+			      struct cm_id_priv *p);
+
 /* On @listen's queue: hand the id that @rw set up to the consumer. */
 static void cm_hand_over(struct cm_id_priv *listen, struct cm_req_work *rw)
 {
 	struct cm_id_priv *p = rw->id;
 	struct ib_cm_event event = {};
 
-	cm_format_req_event(&rw->work, p, listen, rw->path, &event);
-	cm_publish_id(p);
-	cm_deliver_new(p, listen, &event);
-	cm_release_work(p);
+	if (cm_recv_hdr(rw->work.recv_wc)->attr_id == CM_SIDR_REQ_ATTR_ID) {
+		cm_hand_over_sidr(listen, &rw->work, p);
+	} else {
+		cm_format_req_event(&rw->work, p, listen, rw->path, &event);
+		cm_publish_id(p);
+		cm_deliver_new(p, listen, &event);
+		cm_release_work(p);
+	}
 	cm_free_work(&rw->work);
 	cm_put_id(listen);	/* rw's */
 }
@@ -3856,20 +3890,22 @@ static struct cm_id_priv *cm_find_sidr_req(struct cm_port *port,
 }
 
 /* A SIDR_REQ, on the queue of its listener. */
-static void cm_recv_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
+/*
+ * A SIDR_REQ on its listener's queue: make its id, whose address handle
+ * cm_req_setup() makes off this queue, as for a REQ.  Takes @work over.
+ */
+static void cm_take_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
 {
 	struct cm_sidr_req_msg *req = cm_recv_msg(work);
+	struct cm_req_work *rw = cm_req_work(work);
 	struct ib_wc *wc = work->recv_wc->wc;
-	struct ib_cm_event event = { .event = IB_CM_SIDR_REQ_RECEIVED };
-	struct ib_cm_sidr_req_event_param *param = &event.param.sidr_req_rcvd;
 	struct cm_id_priv *p;
-	bool listening;
-	int ret;
 
 	p = cm_alloc_id(work->port->cm_dev->ib_device, NULL, NULL, false,
 			GFP_KERNEL);
 	if (IS_ERR(p)) {
 		cm_count_drop(work->port, CM_DROP_NOMEM);
+		cm_free_work(work);
 		return;
 	}
 	p->id.remote_id = cpu_to_be32(IBA_GET(CM_SIDR_REQ_REQUESTID, req));
@@ -3883,17 +3919,29 @@ static void cm_recv_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
 		p->sidr_gid = work->recv_wc->recv_buf.grh->sgid;
 	else
 		p->sidr_lid = wc->slid;
-	ret = cm_av_from_wc(&p->av, work->port, work->recv_wc, true);
-	if (ret) {
-		cm_count_failure(work->port, ret);
-		goto free;
-	}
+	rw->match = CM_REQ_NEW;
+	cm_queue_setup(rw, listen, p);
+}
+
+/*
+ * On @listen's queue, once the SIDR_REQ's id has its address handle: a
+ * repeat of a request that is pending is counted only; a new one is
+ * handed to the consumer, or refused if the listener went meanwhile.
+ */
+static void cm_hand_over_sidr(struct cm_id_priv *listen, struct cm_work *work,
+			      struct cm_id_priv *p)
+{
+	struct cm_sidr_req_msg *req = cm_recv_msg(work);
+	struct ib_cm_event event = { .event = IB_CM_SIDR_REQ_RECEIVED };
+	struct ib_cm_sidr_req_event_param *param = &event.param.sidr_req_rcvd;
+	bool listening;
 
 	spin_lock_irq(&cm.lock);
 	if (cm_insert_sidr(p)) {
 		spin_unlock_irq(&cm.lock);
 		cm_count(work->port, CM_RECV_DUPLICATES, CM_SIDR_REQ_ATTR_ID, 1);
-		goto free;
+		cm_drop_new(p);
+		return;
 	}
 	/* The listener may have gone while the SIDR_REQ waited for it. */
 	listening = listen->listening;
@@ -3904,7 +3952,8 @@ static void cm_recv_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
 		spin_lock_irq(&p->lock);
 		cm_send_sidr_rep_locked(p, &rep, CM_DROP);
 		spin_unlock_irq(&p->lock);
-		goto free;
+		cm_drop_new(p);
+		return;
 	}
 
 	param->listen_id = &listen->id;
@@ -3917,10 +3966,6 @@ static void cm_recv_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
 	cm_publish_id(p);
 	cm_deliver_new(p, listen, &event);
 	cm_release_work(p);
-	return;
-
-free:
-	cm_drop_new(p);
 }
 
 static struct cm_id_priv *cm_find_sidr_rep(struct cm_port *port,
@@ -4214,7 +4259,7 @@ static void cm_process_establish(struct cm_id_priv *p)
  *	for no id is ERR_PTR(-EINPROGRESS): it may be for a REQ that waits
  *	for its listener (cm_rej_with_req())
  * @recv: on the id's queue: the state machine's part (a listener's REQ
- *	goes to cm_take_req() instead)
+ *	and SIDR_REQ go to cm_take_req() and cm_take_sidr_req() instead)
  */
 struct cm_msg_ops {
 	struct cm_id_priv *(*find)(struct cm_port *port,
@@ -4231,7 +4276,7 @@ static const struct cm_msg_ops cm_msg_ops[CM_ATTR_COUNT] = {
 	{ cm_find_rtu, cm_recv_rtu },
 	{ cm_find_dreq, cm_recv_dreq },
 	{ cm_find_drep, cm_recv_drep },
-	{ cm_find_sidr_req, cm_recv_sidr_req },
+	{ cm_find_sidr_req, NULL },	/* cm_take_sidr_req() */
 	{ cm_find_sidr_rep, cm_recv_sidr_rep },
 	{ cm_find_lap, cm_recv_lap },
 	{ cm_find_apr, cm_recv_apr },
@@ -4243,7 +4288,7 @@ static const struct cm_msg_ops cm_msg_ops[CM_ATTR_COUNT] = {
  */
 static void cm_free_work(struct cm_work *work)
 {
-	bool req = cm_recv_hdr(work->recv_wc)->attr_id == CM_REQ_ATTR_ID;
+	bool req = cm_is_req_work(work->recv_wc);
 	struct cm_port *port = work->port;
 	struct cm_work *rej = NULL;
 	unsigned long flags;
@@ -4271,9 +4316,13 @@ static void cm_process_input(struct cm_id_priv *p, struct cm_input *in)
 	case CM_INPUT_RECV:
 		work = container_of(in, struct cm_work, in);
 		attr_id = cm_recv_hdr(work->recv_wc)->attr_id;
-		/* A listener's REQ goes on with the id it makes. */
+		/* A listener's REQ or SIDR_REQ goes on with the id it makes. */
 		if (attr_id == CM_REQ_ATTR_ID && p->is_listener) {
 			cm_take_req(p, work);
+			break;
+		}
+		if (attr_id == CM_SIDR_REQ_ATTR_ID) {
+			cm_take_sidr_req(p, work);
 			break;
 		}
 		cm_msg_ops[cm_attr_index(attr_id)].recv(p, work);
@@ -4350,7 +4399,7 @@ static struct cm_work *cm_new_work(struct cm_port *port,
 		goto free;
 	}
 	/* Never sleeps: see "How things flow" at the top. */
-	if (cm_recv_hdr(recv_wc)->attr_id == CM_REQ_ATTR_ID) {
+	if (cm_is_req_work(recv_wc)) {
 		struct cm_req_work *rw;
 
 		rw = kmem_cache_alloc(cm.req_work_cache,

@@ -745,6 +745,20 @@ static void fk_destroy(struct fk *fk, struct ib_cm_id *id)
 	fk_settle(fk);
 }
 
+/* Keep @id's inputs waiting, as if its work were busy elsewhere. */
+static void fk_hold(struct ib_cm_id *id)
+{
+	cm_hold_work(to_priv(id));
+}
+
+/* Let them run, and everything they lead to. */
+static void fk_let_go(struct fk *fk, struct ib_cm_id *id)
+{
+	cm_release_work(to_priv(id));
+	fk_flush();
+	fk_settle(fk);
+}
+
 static struct fk_sent *fk_last(struct fk *fk)
 {
 	return fk->nsent ? &fk->sent[min(fk->nsent, FK_SENT_MAX) - 1] : NULL;
@@ -1650,6 +1664,8 @@ static void comm_est_establishes_before_notify_returns(struct kunit *test)
 	struct ib_cm_id *id = fk_passive_rep_sent(fk);
 	unsigned int events = fk->nevents;
 
+	/* The event waits as if the id's worker were busy. */
+	fk_hold(id);
 	KUNIT_ASSERT_EQ(test, ib_cm_notify(id, IB_EVENT_COMM_EST), 0);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_ESTABLISHED);
 	/* The REP is not retried any more. */
@@ -1662,7 +1678,7 @@ static void comm_est_establishes_before_notify_returns(struct kunit *test)
 	 */
 	KUNIT_EXPECT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_DREQ_SENT);
-	fk_settle(fk);
+	fk_let_go(fk, id);
 	FK_EXPECT_EVENT(fk, events, FK_ANY);
 	FK_EXPECT_SENT(fk, 2, CM_DREQ_ATTR_ID);
 }
@@ -3996,20 +4012,6 @@ static struct kunit_suite fk_state_suite = {
  * processing them in order.
  */
 
-/* Keep @id's inputs waiting, as if its work were busy elsewhere. */
-static void fk_hold(struct ib_cm_id *id)
-{
-	cm_hold_work(to_priv(id));
-}
-
-/* Let them run, and everything they lead to. */
-static void fk_let_go(struct fk *fk, struct ib_cm_id *id)
-{
-	cm_release_work(to_priv(id));
-	fk_flush();
-	fk_settle(fk);
-}
-
 /* A REJ TIMEOUT from the peer: our comm ID @ours (0: never told). */
 static void fk_rej_timeout(union cm_kunit_msg *mad, u32 ours, u32 peer)
 {
@@ -4447,6 +4449,34 @@ static void slow_answer_holds_up_no_other_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog), 0);
 }
 
+/* The same for a SIDR_REQ, which shares the listener of rdma_cm's IB space. */
+static void slow_sidr_address_holds_up_no_req(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+	unsigned int ms;
+
+	fk_listen(fk);
+	fk->hold_slid = FK_PEER_LID + 0x40;
+	fk->rx_slid = fk->hold_slid;
+	fk_sidr_req(&mad, 0x77, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	fk_wait_held(fk, 1);
+	fk->rx_slid = 0;
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	for (ms = 0; !READ_ONCE(fk->nevents) && ms < 5000; ms += 20)
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(fk->nevents), 1U);
+	KUNIT_EXPECT_EQ(test, fk->events[0].type, IB_CM_REQ_RECEIVED);
+
+	complete_all(&fk->release);
+	fk_flush();
+	fk_settle(fk);
+	FK_EXPECT_EVENT(fk, 2, IB_CM_SIDR_REQ_RECEIVED);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->backlog), 0);
+}
+
 /* A port that goes away drops its waiting answers, counted as backlog. */
 static void answers_dropped_at_port_removal_are_counted(struct kunit *test)
 {
@@ -4482,6 +4512,7 @@ static struct kunit_case fk_order_cases[] = {
 	KUNIT_CASE(destroyed_connections_retry_few_dreqs),
 	KUNIT_CASE_SLOW(slow_address_holds_up_no_other_req),
 	KUNIT_CASE_SLOW(slow_answer_holds_up_no_other_req),
+	KUNIT_CASE_SLOW(slow_sidr_address_holds_up_no_req),
 	{}
 };
 
