@@ -4176,6 +4176,13 @@ static void local_req_keeps_its_lid_and_sl(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fk->events[0].path_sl, 1);
 }
 
+/* The last message sent was resent, carrying fk_pdata at @pdata. */
+static void fk_expect_resent_pdata(struct fk *fk, const void *pdata)
+{
+	KUNIT_EXPECT_TRUE(fk->test, fk_last(fk)->resent);
+	KUNIT_EXPECT_EQ(fk->test, memcmp(pdata, fk_pdata, sizeof(fk_pdata)), 0);
+}
+
 /* A repeated REP is answered with the RTU as the consumer sent it. */
 static void resent_rtu_keeps_its_private_data(struct kunit *test)
 {
@@ -4189,11 +4196,8 @@ static void resent_rtu_keeps_its_private_data(struct kunit *test)
 	fk_rep(&mad, fk_local(id), FK_PEER_ID, FK_PEER_QPN);
 	fk_receive(fk, &mad);
 	FK_EXPECT_SENT(fk, 3, CM_RTU_ATTR_ID);
-	KUNIT_EXPECT_TRUE(test, fk_last(fk)->resent);
-	KUNIT_EXPECT_EQ(test,
-			memcmp(IBA_GET_MEM_PTR(CM_RTU_PRIVATE_DATA,
-					       FK_LAST(fk, rtu)),
-			       fk_pdata, sizeof(fk_pdata)), 0);
+	fk_expect_resent_pdata(fk, IBA_GET_MEM_PTR(CM_RTU_PRIVATE_DATA,
+						   FK_LAST(fk, rtu)));
 }
 
 /* A repeated DREQ in timewait gets the DREP as the consumer sent it. */
@@ -4211,11 +4215,8 @@ static void resent_drep_keeps_its_private_data(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
 	fk_receive(fk, &mad);
 	FK_EXPECT_SENT(fk, 4, CM_DREP_ATTR_ID);
-	KUNIT_EXPECT_TRUE(test, fk_last(fk)->resent);
-	KUNIT_EXPECT_EQ(test,
-			memcmp(IBA_GET_MEM_PTR(CM_DREP_PRIVATE_DATA,
-					       FK_LAST(fk, drep)),
-			       fk_pdata, sizeof(fk_pdata)), 0);
+	fk_expect_resent_pdata(fk, IBA_GET_MEM_PTR(CM_DREP_PRIVATE_DATA,
+						   FK_LAST(fk, drep)));
 }
 
 /* After a path migration (LAP idle) a stray REJ changes nothing. */
@@ -4292,6 +4293,29 @@ static void receive_path_does_not_sleep(struct kunit *test)
 }
 
 /*
+ * Hand @mad to the CM from a sender whose address takes until the test
+ * releases it (fk->release) to make, and wait until that is where it is.
+ */
+static void fk_inject_held(struct fk *fk, const union cm_kunit_msg *mad)
+{
+	fk->hold_slid = FK_PEER_LID + 0x40;
+	fk->rx_slid = fk->hold_slid;
+	fk_inject(fk, mad, NULL);
+	fk_wait_held(fk, 1);
+	fk->rx_slid = 0;
+}
+
+/* Wait up to 5 s for @n events, and expect them. */
+static void fk_wait_events(struct fk *fk, unsigned int n)
+{
+	unsigned int ms;
+
+	for (ms = 0; READ_ONCE(fk->nevents) < n && ms < 5000; ms += 20)
+		msleep(20);
+	KUNIT_EXPECT_EQ(fk->test, READ_ONCE(fk->nevents), n);
+}
+
+/*
  * Making the address of one REQ's sender may wait (on RoCE, a second for
  * an address that does not resolve): the listener's other REQs go on.
  */
@@ -4299,20 +4323,13 @@ static void slow_address_holds_up_no_other_req(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	union cm_kunit_msg mad;
-	unsigned int ms;
 
 	fk_listen(fk);
-	fk->hold_slid = FK_PEER_LID + 0x40;
-	fk->rx_slid = fk->hold_slid;
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
-	fk_inject(fk, &mad, NULL);
-	fk_wait_held(fk, 1);
-	fk->rx_slid = 0;
+	fk_inject_held(fk, &mad);
 	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN + 1, FK_SID);
 	fk_inject(fk, &mad, NULL);
-	for (ms = 0; !READ_ONCE(fk->nevents) && ms < 5000; ms += 20)
-		msleep(20);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(fk->nevents), 1U);
+	fk_wait_events(fk, 1);
 	KUNIT_EXPECT_EQ(test, fk->events[0].qpn, FK_PEER_QPN + 1);
 
 	complete_all(&fk->release);
@@ -4425,20 +4442,13 @@ static void slow_answer_holds_up_no_other_req(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	union cm_kunit_msg mad;
-	unsigned int ms;
 
 	fk_passive_established(fk);
-	fk->hold_slid = FK_PEER_LID + 0x40;
-	fk->rx_slid = fk->hold_slid;
 	fk_req(&mad, FK_PEER_ID + 1, FK_PEER_QPN, FK_SID);
-	fk_inject(fk, &mad, NULL);
-	fk_wait_held(fk, 1);
-	fk->rx_slid = 0;
+	fk_inject_held(fk, &mad);
 	fk_req(&mad, FK_PEER_ID + 2, FK_PEER_QPN + 2, FK_SID);
 	fk_inject(fk, &mad, NULL);
-	for (ms = 0; READ_ONCE(fk->nevents) < 3 && ms < 5000; ms += 20)
-		msleep(20);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(fk->nevents), 3U);
+	fk_wait_events(fk, 3);
 	KUNIT_EXPECT_EQ(test, fk->events[2].qpn, FK_PEER_QPN + 2);
 
 	complete_all(&fk->release);
@@ -4454,20 +4464,13 @@ static void slow_sidr_address_holds_up_no_req(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	union cm_kunit_msg mad;
-	unsigned int ms;
 
 	fk_listen(fk);
-	fk->hold_slid = FK_PEER_LID + 0x40;
-	fk->rx_slid = fk->hold_slid;
 	fk_sidr_req(&mad, 0x77, FK_SID);
-	fk_inject(fk, &mad, NULL);
-	fk_wait_held(fk, 1);
-	fk->rx_slid = 0;
+	fk_inject_held(fk, &mad);
 	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
 	fk_inject(fk, &mad, NULL);
-	for (ms = 0; !READ_ONCE(fk->nevents) && ms < 5000; ms += 20)
-		msleep(20);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(fk->nevents), 1U);
+	fk_wait_events(fk, 1);
 	KUNIT_EXPECT_EQ(test, fk->events[0].type, IB_CM_REQ_RECEIVED);
 
 	complete_all(&fk->release);
