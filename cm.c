@@ -1551,11 +1551,21 @@ static bool cm_loopback_peer_alive(struct cm_id_priv *q)
 	rcu_read_lock();
 	peer = xa_load(&cm.local_ids, cm_local_index(q->id.remote_id));
 	if (peer && xa_pointer_tag(peer) != CM_XA_RECORD &&
-	    refcount_read(&peer->refcount) &&
-	    READ_ONCE(peer->id.remote_id) == q->id.local_id &&
-	    READ_ONCE(peer->id.state) != IB_CM_IDLE &&
-	    READ_ONCE(peer->id.state) != IB_CM_TIMEWAIT)
-		alive = true;
+	    refcount_read(&peer->refcount)) {
+		enum ib_cm_state state = READ_ONCE(peer->id.state);
+		__be32 rid = READ_ONCE(peer->id.remote_id);
+
+		/*
+		 * It points back at us, or it is the initiator whose REQ made
+		 * @q and which has not had our REP yet (that takes longer
+		 * since a REQ's id is set up off its listener's queue).
+		 */
+		if (rid == q->id.local_id)
+			alive = state != IB_CM_IDLE && state != IB_CM_TIMEWAIT;
+		else if (!rid)
+			alive = state == IB_CM_REQ_SENT ||
+				state == IB_CM_MRA_REQ_RCVD;
+	}
 	rcu_read_unlock();
 	return alive;
 }
