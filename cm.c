@@ -51,13 +51,12 @@
  * MAD waiting in the id's queue is covered by the work item's.  A REQ
  * being set up (struct cm_req_work) holds its listener until the new id
  * is handed over, and the new id's inputs are held (cm_hold_work()) until
- * then.  A retried
- * send's buffer points at its id until the send completes or is cancelled
- * (cm_cancel_msg() detaches it), so a completion the MAD layer never
- * delivers holds nothing.  ib_destroy_cm_id() marks the id destroyed,
- * which stops any further callback, and waits only for a callback running
- * in another task; called from the id's own callback, it is carried out
- * when the callback returns.  An established id that is destroyed keeps
+ * then.  A retried send's buffer points at its id until the send
+ * completes or is cancelled (cm_cancel_msg() detaches it), so a completion
+ * the MAD layer never delivers holds nothing.  ib_destroy_cm_id() marks
+ * the id destroyed, which stops any further callback, and waits only for
+ * a callback running in another task; called from the id's own
+ * callback, it is carried out when the callback returns.  An established id that is destroyed keeps
  * retrying its DREQ, without callbacks, until it reaches timewait.  An id
  * destroyed in timewait hands its comm IDs to a small struct cm_timewait
  * and is freed.  Memory is freed after an RCU grace period when the last
@@ -1882,8 +1881,8 @@ static void cm_free_msg(struct ib_mad_send_buf *msg)
 }
 
 /*
- * A send buffer on @port's CM agent, or (@send_only) its send-only agent, which
- * has no flow-control window (see struct cm_port), addressed by @ah, on
+ * A send buffer on @port's CM agent, or (@send_only) its send-only agent,
+ * which has no flow-control window (see struct cm_port), addressed by @ah, on
  * which it takes a reference: -ENODEV once the device is going away.
  * The agent lock keeps the agent registered while the buffer is made.
  * Allocates atomically and creates no address handle: callers may hold
@@ -1912,8 +1911,8 @@ static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port,
 }
 
 /*
- * A send buffer addressed along @p's primary path, on the send-only agent if
- * @send_only (REPs, and destroy's DREQs).  Called with p->lock held.
+ * A send buffer addressed along @p's primary path, on the send-only
+ * agent if @send_only (REPs, and destroy's DREQs).  Called with p->lock held.
  */
 static struct ib_mad_send_buf *cm_alloc_msg(struct cm_id_priv *p,
 					    bool send_only)
@@ -2697,7 +2696,7 @@ static void cm_dup_req_record(struct cm_port *port,
  * no answer, and making one may wait for the sender's address: the state
  * is looked at first.
  */
-static void cm_dup_req(struct cm_work *work, struct cm_id_priv *p)
+static void cm_dup_req(struct cm_id_priv *p, struct cm_work *work)
 {
 	enum ib_cm_state state = READ_ONCE(p->id.state);
 	struct ib_mad_send_buf *msg;
@@ -2879,7 +2878,7 @@ static void cm_answer_req(struct cm_req_work *rw)
 	switch (rw->match) {
 	case CM_REQ_REPEAT:
 		if (rw->old)
-			cm_dup_req(&rw->work, rw->old);
+			cm_dup_req(rw->old, &rw->work);
 		else if (rw->tw_local)
 			cm_dup_req_record(port, recv_wc, rw->tw_local);
 		break;
@@ -3115,12 +3114,6 @@ static struct cm_id_priv *cm_find_req(struct cm_port *port,
 	else
 		cm_reject_unlistened(port, recv_wc);
 	return ERR_PTR(-ENOENT);
-}
-
-/* A REQ on the queue of the connection it repeats. */
-static void cm_recv_req(struct cm_id_priv *p, struct cm_work *work)
-{
-	cm_dup_req(work, p);
 }
 
 /*
@@ -3899,7 +3892,6 @@ static struct cm_id_priv *cm_find_sidr_req(struct cm_port *port,
 	return ERR_PTR(-ENOENT);
 }
 
-/* A SIDR_REQ, on the queue of its listener. */
 /*
  * A SIDR_REQ on its listener's queue: make its id, whose address handle
  * cm_req_setup() makes off this queue, as for a REQ.  Takes @work over.
@@ -4268,25 +4260,27 @@ static void cm_process_establish(struct cm_id_priv *p)
  *	answer queue; with @answer (cm_answer()) it is sent.  A REJ TIMEOUT
  *	for no id is ERR_PTR(-EINPROGRESS): it may be for a REQ that waits
  *	for its listener (cm_rej_with_req())
- * @recv: on the id's queue: the state machine's part (a listener's REQ
- *	and SIDR_REQ go to cm_take_req() and cm_take_sidr_req() instead)
+ * @recv: on the id's queue: the state machine's part
+ * @take: instead of @recv on a listener's queue (REQ, SIDR_REQ): makes
+ *	the new id and takes the MAD over to it (struct cm_req_work)
  */
 struct cm_msg_ops {
 	struct cm_id_priv *(*find)(struct cm_port *port,
 				   struct ib_mad_recv_wc *recv_wc, bool answer);
 	void (*recv)(struct cm_id_priv *p, struct cm_work *work);
+	void (*take)(struct cm_id_priv *listen, struct cm_work *work);
 };
 
 /* In attribute ID order (REQ = 0x10 ... APR). */
 static const struct cm_msg_ops cm_msg_ops[CM_ATTR_COUNT] = {
-	{ cm_find_req, cm_recv_req },
+	{ cm_find_req, cm_dup_req, cm_take_req },
 	{ cm_find_mra, cm_recv_mra },
 	{ cm_find_rej, cm_recv_rej },
 	{ cm_find_rep, cm_recv_rep },
 	{ cm_find_rtu, cm_recv_rtu },
 	{ cm_find_dreq, cm_recv_dreq },
 	{ cm_find_drep, cm_recv_drep },
-	{ cm_find_sidr_req, NULL },	/* cm_take_sidr_req() */
+	{ cm_find_sidr_req, NULL, cm_take_sidr_req },
 	{ cm_find_sidr_rep, cm_recv_sidr_rep },
 	{ cm_find_lap, cm_recv_lap },
 	{ cm_find_apr, cm_recv_apr },
@@ -4319,6 +4313,7 @@ static void cm_free_work(struct cm_work *work)
 
 static void cm_process_input(struct cm_id_priv *p, struct cm_input *in)
 {
+	const struct cm_msg_ops *ops;
 	struct cm_work *work;
 	__be16 attr_id;
 
@@ -4326,16 +4321,12 @@ static void cm_process_input(struct cm_id_priv *p, struct cm_input *in)
 	case CM_INPUT_RECV:
 		work = container_of(in, struct cm_work, in);
 		attr_id = cm_recv_hdr(work->recv_wc)->attr_id;
-		/* A listener's REQ or SIDR_REQ goes on with the id it makes. */
-		if (attr_id == CM_REQ_ATTR_ID && p->is_listener) {
-			cm_take_req(p, work);
+		ops = &cm_msg_ops[cm_attr_index(attr_id)];
+		if (p->is_listener && ops->take) {
+			ops->take(p, work);
 			break;
 		}
-		if (attr_id == CM_SIDR_REQ_ATTR_ID) {
-			cm_take_sidr_req(p, work);
-			break;
-		}
-		cm_msg_ops[cm_attr_index(attr_id)].recv(p, work);
+		ops->recv(p, work);
 		cm_free_work(work);
 		break;
 	case CM_INPUT_HANDOVER:
@@ -5425,6 +5416,7 @@ int ib_send_cm_sidr_rep(struct ib_cm_id *cm_id,
 	return ret;
 }
 EXPORT_SYMBOL(ib_send_cm_sidr_rep);
+
 /* ---------------------------------------------------------------------
  * The API: destroying
  */
