@@ -6235,34 +6235,22 @@ static void cm_remove_one(struct ib_device *ib_device, void *client_data)
  * by local ID index: no lock is held across the listing.
  */
 
-/* The names the tracepoints give the states (cm_trace.h). */
+/* The names the tracepoints give the states: cm_trace.h's lists. */
 static const char * const cm_state_names[] = {
-	[IB_CM_IDLE] = "IDLE",
-	[IB_CM_LISTEN] = "LISTEN",
-	[IB_CM_REQ_SENT] = "REQ_SENT",
-	[IB_CM_REQ_RCVD] = "REQ_RCVD",
-	[IB_CM_MRA_REQ_SENT] = "MRA_REQ_SENT",
-	[IB_CM_MRA_REQ_RCVD] = "MRA_REQ_RCVD",
-	[IB_CM_REP_SENT] = "REP_SENT",
-	[IB_CM_REP_RCVD] = "REP_RCVD",
-	[IB_CM_MRA_REP_SENT] = "MRA_REP_SENT",
-	[IB_CM_MRA_REP_RCVD] = "MRA_REP_RCVD",
-	[IB_CM_ESTABLISHED] = "ESTABLISHED",
-	[IB_CM_DREQ_SENT] = "DREQ_SENT",
-	[IB_CM_DREQ_RCVD] = "DREQ_RCVD",
-	[IB_CM_TIMEWAIT] = "TIMEWAIT",
-	[IB_CM_SIDR_REQ_SENT] = "SIDR_REQ_SENT",
-	[IB_CM_SIDR_REQ_RCVD] = "SIDR_REQ_RCVD",
+	CM_STATES(CM_STATE_NAME, CM_STATE_NAME)
 };
 
 static const char * const cm_lap_state_names[] = {
-	[IB_CM_LAP_UNINIT] = "LAP_UNINIT",
-	[IB_CM_LAP_IDLE] = "LAP_IDLE",
-	[IB_CM_LAP_SENT] = "LAP_SENT",
-	[IB_CM_LAP_RCVD] = "LAP_RCVD",
-	[IB_CM_MRA_LAP_SENT] = "MRA_LAP_SENT",
-	[IB_CM_MRA_LAP_RCVD] = "MRA_LAP_RCVD",
+	CM_LAP_STATES(CM_STATE_NAME, CM_STATE_NAME)
 };
+
+/* One name per value of each enum: no entry is NULL. */
+static_assert(0 CM_STATES(CM_COUNT_ONE, CM_COUNT_ONE) ==
+	      IB_CM_SIDR_REQ_RCVD + 1);
+static_assert(0 CM_LAP_STATES(CM_COUNT_ONE, CM_COUNT_ONE) ==
+	      IB_CM_MRA_LAP_RCVD + 1);
+static_assert(ARRAY_SIZE(cm_state_names) == IB_CM_SIDR_REQ_RCVD + 1);
+static_assert(ARRAY_SIZE(cm_lap_state_names) == IB_CM_MRA_LAP_RCVD + 1);
 
 /* One line for @p: what a stuck connection is recognised by. */
 static void cm_show_id(struct seq_file *m, struct cm_id_priv *p)

@@ -12,43 +12,96 @@
 #ifndef _IB_CM_CAUSE_H
 #define _IB_CM_CAUSE_H
 /*
+ * Each list of names once.  A user expands a list with two macros of its
+ * own, entry(name) for all but the last and last(name) for the last one
+ * (__print_symbolic() takes no trailing comma): the tracepoints'
+ * TRACE_DEFINE_ENUM() and __print_symbolic() below, cm.c's name tables
+ * (the debugfs listing, KUnit's case names) and enum cm_cause.  The
+ * macros that build those are here too, as checkpatch takes every X-macro
+ * for a complex expression; tools/testing/checkpatch.sh lets it pass in
+ * this file alone.
+ *
+ * CM_STATES and CM_LAP_STATES name the values of enum ib_cm_state and
+ * enum ib_cm_lap_state without their IB_CM_ prefix.  The enums themselves
+ * stay written out in <rdma/ib_cm.h>, the ABI every consumer reads, with
+ * their kernel-doc; cm.c checks at build time that each list covers its
+ * enum (a name that is not a value does not compile).
+ */
+#define CM_STATES(entry, last)						\
+	entry(IDLE)							\
+	entry(LISTEN)							\
+	entry(REQ_SENT)							\
+	entry(REQ_RCVD)							\
+	entry(MRA_REQ_SENT)						\
+	entry(MRA_REQ_RCVD)						\
+	entry(REP_SENT)							\
+	entry(REP_RCVD)							\
+	entry(MRA_REP_SENT)						\
+	entry(MRA_REP_RCVD)						\
+	entry(ESTABLISHED)						\
+	entry(DREQ_SENT)						\
+	entry(DREQ_RCVD)						\
+	entry(TIMEWAIT)							\
+	entry(SIDR_REQ_SENT)						\
+	last(SIDR_REQ_RCVD)
+
+#define CM_LAP_STATES(entry, last)					\
+	entry(LAP_UNINIT)						\
+	entry(LAP_IDLE)							\
+	entry(LAP_SENT)							\
+	entry(LAP_RCVD)							\
+	entry(MRA_LAP_SENT)						\
+	last(MRA_LAP_RCVD)
+
+/*
  * Why the state of an id changes, in the IBTA's terms: a message sent by
  * an API call or received, a timer, a notification, or the CM itself
- * (CM_STALE_CONN: it disconnects a connection whose remote QP was reused;
- * CM_DROP: it drops a new id before handing it over).  cm.c's transition
- * tables are written in these, and icm_state records them.
+ * (STALE_CONN: it disconnects a connection whose remote QP was reused;
+ * DROP: it drops a new id before handing it over).  cm.c's transition
+ * tables are written in these (enum cm_cause, CM_ prefixed), and
+ * icm_state records them.
  */
+#define CM_CAUSE_LIST(entry, last)					\
+	entry(LISTEN)							\
+	entry(SEND_REQ)							\
+	entry(RECV_REQ)							\
+	entry(RECV_MRA)							\
+	entry(PREPARE_MRA)						\
+	entry(SEND_REJ)							\
+	entry(RECV_REJ)							\
+	entry(SEND_REP)							\
+	entry(RECV_REP)							\
+	entry(SEND_RTU)							\
+	entry(RECV_RTU)							\
+	entry(COMM_EST)							\
+	entry(SEND_DREQ)						\
+	entry(RECV_DREQ)						\
+	entry(STALE_CONN)						\
+	entry(SEND_DREP)						\
+	entry(RECV_DREP)						\
+	entry(SEND_SIDR_REQ)						\
+	entry(RECV_SIDR_REQ)						\
+	entry(SEND_SIDR_REP)						\
+	entry(RECV_SIDR_REP)						\
+	entry(RECV_LAP)							\
+	entry(RECV_APR)							\
+	entry(PATH_MIG)							\
+	entry(TIMEOUT)							\
+	entry(TIMEWAIT_END)						\
+	entry(DROP)							\
+	last(DESTROY)
+
+/* Designated initialisers of a name table, and a count of the entries. */
+#define CM_STATE_NAME(name) [IB_CM_##name] = #name,
+#define CM_COUNT_ONE(name) + 1
+
+#define CM_CAUSE_ENUM(name) CM_##name,
 enum cm_cause {
-	CM_LISTEN,
-	CM_SEND_REQ,
-	CM_RECV_REQ,
-	CM_RECV_MRA,
-	CM_PREPARE_MRA,
-	CM_SEND_REJ,
-	CM_RECV_REJ,
-	CM_SEND_REP,
-	CM_RECV_REP,
-	CM_SEND_RTU,
-	CM_RECV_RTU,
-	CM_COMM_EST,
-	CM_SEND_DREQ,
-	CM_RECV_DREQ,
-	CM_STALE_CONN,
-	CM_SEND_DREP,
-	CM_RECV_DREP,
-	CM_SEND_SIDR_REQ,
-	CM_RECV_SIDR_REQ,
-	CM_SEND_SIDR_REP,
-	CM_RECV_SIDR_REP,
-	CM_RECV_LAP,
-	CM_RECV_APR,
-	CM_PATH_MIG,
-	CM_TIMEOUT,
-	CM_TIMEWAIT_END,
-	CM_DROP,
-	CM_DESTROY,
+	CM_CAUSE_LIST(CM_CAUSE_ENUM, CM_CAUSE_ENUM)
 	CM_CAUSES
 };
+
+#undef CM_CAUSE_ENUM
 #endif /* _IB_CM_CAUSE_H */
 
 #if !defined(_IB_CM_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
@@ -58,115 +111,22 @@ enum cm_cause {
 #include <rdma/ib_cm.h>
 
 /* The values behind the names below, for perf and trace-cmd. */
-TRACE_DEFINE_ENUM(IB_CM_IDLE);
-TRACE_DEFINE_ENUM(IB_CM_LISTEN);
-TRACE_DEFINE_ENUM(IB_CM_REQ_SENT);
-TRACE_DEFINE_ENUM(IB_CM_REQ_RCVD);
-TRACE_DEFINE_ENUM(IB_CM_MRA_REQ_SENT);
-TRACE_DEFINE_ENUM(IB_CM_MRA_REQ_RCVD);
-TRACE_DEFINE_ENUM(IB_CM_REP_SENT);
-TRACE_DEFINE_ENUM(IB_CM_REP_RCVD);
-TRACE_DEFINE_ENUM(IB_CM_MRA_REP_SENT);
-TRACE_DEFINE_ENUM(IB_CM_MRA_REP_RCVD);
-TRACE_DEFINE_ENUM(IB_CM_ESTABLISHED);
-TRACE_DEFINE_ENUM(IB_CM_DREQ_SENT);
-TRACE_DEFINE_ENUM(IB_CM_DREQ_RCVD);
-TRACE_DEFINE_ENUM(IB_CM_TIMEWAIT);
-TRACE_DEFINE_ENUM(IB_CM_SIDR_REQ_SENT);
-TRACE_DEFINE_ENUM(IB_CM_SIDR_REQ_RCVD);
-TRACE_DEFINE_ENUM(IB_CM_LAP_UNINIT);
-TRACE_DEFINE_ENUM(IB_CM_LAP_IDLE);
-TRACE_DEFINE_ENUM(IB_CM_LAP_SENT);
-TRACE_DEFINE_ENUM(IB_CM_LAP_RCVD);
-TRACE_DEFINE_ENUM(IB_CM_MRA_LAP_SENT);
-TRACE_DEFINE_ENUM(IB_CM_MRA_LAP_RCVD);
-TRACE_DEFINE_ENUM(CM_LISTEN);
-TRACE_DEFINE_ENUM(CM_SEND_REQ);
-TRACE_DEFINE_ENUM(CM_RECV_REQ);
-TRACE_DEFINE_ENUM(CM_RECV_MRA);
-TRACE_DEFINE_ENUM(CM_PREPARE_MRA);
-TRACE_DEFINE_ENUM(CM_SEND_REJ);
-TRACE_DEFINE_ENUM(CM_RECV_REJ);
-TRACE_DEFINE_ENUM(CM_SEND_REP);
-TRACE_DEFINE_ENUM(CM_RECV_REP);
-TRACE_DEFINE_ENUM(CM_SEND_RTU);
-TRACE_DEFINE_ENUM(CM_RECV_RTU);
-TRACE_DEFINE_ENUM(CM_COMM_EST);
-TRACE_DEFINE_ENUM(CM_SEND_DREQ);
-TRACE_DEFINE_ENUM(CM_RECV_DREQ);
-TRACE_DEFINE_ENUM(CM_STALE_CONN);
-TRACE_DEFINE_ENUM(CM_SEND_DREP);
-TRACE_DEFINE_ENUM(CM_RECV_DREP);
-TRACE_DEFINE_ENUM(CM_SEND_SIDR_REQ);
-TRACE_DEFINE_ENUM(CM_RECV_SIDR_REQ);
-TRACE_DEFINE_ENUM(CM_SEND_SIDR_REP);
-TRACE_DEFINE_ENUM(CM_RECV_SIDR_REP);
-TRACE_DEFINE_ENUM(CM_RECV_LAP);
-TRACE_DEFINE_ENUM(CM_RECV_APR);
-TRACE_DEFINE_ENUM(CM_PATH_MIG);
-TRACE_DEFINE_ENUM(CM_TIMEOUT);
-TRACE_DEFINE_ENUM(CM_TIMEWAIT_END);
-TRACE_DEFINE_ENUM(CM_DROP);
-TRACE_DEFINE_ENUM(CM_DESTROY);
+#define CM_TP_STATE_ENUM(name) TRACE_DEFINE_ENUM(IB_CM_##name);
+#define CM_TP_CAUSE_ENUM(name) TRACE_DEFINE_ENUM(CM_##name);
+CM_STATES(CM_TP_STATE_ENUM, CM_TP_STATE_ENUM)
+CM_LAP_STATES(CM_TP_STATE_ENUM, CM_TP_STATE_ENUM)
+CM_CAUSE_LIST(CM_TP_CAUSE_ENUM, CM_TP_CAUSE_ENUM)
 
+#define CM_TP_STATE(name) { IB_CM_##name, #name },
+#define CM_TP_STATE_LAST(name) { IB_CM_##name, #name }
+#define CM_TP_CAUSE(name) { CM_##name, #name },
+#define CM_TP_CAUSE_LAST(name) { CM_##name, #name }
 #define cm_trace_state_name(s)						\
-	__print_symbolic(s,						\
-		{ IB_CM_IDLE, "IDLE" },					\
-		{ IB_CM_LISTEN, "LISTEN" },				\
-		{ IB_CM_REQ_SENT, "REQ_SENT" },				\
-		{ IB_CM_REQ_RCVD, "REQ_RCVD" },				\
-		{ IB_CM_MRA_REQ_SENT, "MRA_REQ_SENT" },			\
-		{ IB_CM_MRA_REQ_RCVD, "MRA_REQ_RCVD" },			\
-		{ IB_CM_REP_SENT, "REP_SENT" },				\
-		{ IB_CM_REP_RCVD, "REP_RCVD" },				\
-		{ IB_CM_MRA_REP_SENT, "MRA_REP_SENT" },			\
-		{ IB_CM_MRA_REP_RCVD, "MRA_REP_RCVD" },			\
-		{ IB_CM_ESTABLISHED, "ESTABLISHED" },			\
-		{ IB_CM_DREQ_SENT, "DREQ_SENT" },			\
-		{ IB_CM_DREQ_RCVD, "DREQ_RCVD" },			\
-		{ IB_CM_TIMEWAIT, "TIMEWAIT" },				\
-		{ IB_CM_SIDR_REQ_SENT, "SIDR_REQ_SENT" },		\
-		{ IB_CM_SIDR_REQ_RCVD, "SIDR_REQ_RCVD" })
-
+	__print_symbolic(s, CM_STATES(CM_TP_STATE, CM_TP_STATE_LAST))
 #define cm_trace_lap_state_name(s)					\
-	__print_symbolic(s,						\
-		{ IB_CM_LAP_UNINIT, "LAP_UNINIT" },			\
-		{ IB_CM_LAP_IDLE, "LAP_IDLE" },				\
-		{ IB_CM_LAP_SENT, "LAP_SENT" },				\
-		{ IB_CM_LAP_RCVD, "LAP_RCVD" },				\
-		{ IB_CM_MRA_LAP_SENT, "MRA_LAP_SENT" },			\
-		{ IB_CM_MRA_LAP_RCVD, "MRA_LAP_RCVD" })
-
+	__print_symbolic(s, CM_LAP_STATES(CM_TP_STATE, CM_TP_STATE_LAST))
 #define cm_trace_cause_name(c)						\
-	__print_symbolic(c,						\
-		{ CM_LISTEN, "LISTEN" },				\
-		{ CM_SEND_REQ, "SEND_REQ" },				\
-		{ CM_RECV_REQ, "RECV_REQ" },				\
-		{ CM_RECV_MRA, "RECV_MRA" },				\
-		{ CM_PREPARE_MRA, "PREPARE_MRA" },			\
-		{ CM_SEND_REJ, "SEND_REJ" },				\
-		{ CM_RECV_REJ, "RECV_REJ" },				\
-		{ CM_SEND_REP, "SEND_REP" },				\
-		{ CM_RECV_REP, "RECV_REP" },				\
-		{ CM_SEND_RTU, "SEND_RTU" },				\
-		{ CM_RECV_RTU, "RECV_RTU" },				\
-		{ CM_COMM_EST, "COMM_EST" },				\
-		{ CM_SEND_DREQ, "SEND_DREQ" },				\
-		{ CM_RECV_DREQ, "RECV_DREQ" },				\
-		{ CM_STALE_CONN, "STALE_CONN" },			\
-		{ CM_SEND_DREP, "SEND_DREP" },				\
-		{ CM_RECV_DREP, "RECV_DREP" },				\
-		{ CM_SEND_SIDR_REQ, "SEND_SIDR_REQ" },			\
-		{ CM_RECV_SIDR_REQ, "RECV_SIDR_REQ" },			\
-		{ CM_SEND_SIDR_REP, "SEND_SIDR_REP" },			\
-		{ CM_RECV_SIDR_REP, "RECV_SIDR_REP" },			\
-		{ CM_RECV_LAP, "RECV_LAP" },				\
-		{ CM_RECV_APR, "RECV_APR" },				\
-		{ CM_PATH_MIG, "PATH_MIG" },				\
-		{ CM_TIMEOUT, "TIMEOUT" },				\
-		{ CM_TIMEWAIT_END, "TIMEWAIT_END" },			\
-		{ CM_DROP, "DROP" },					\
-		{ CM_DESTROY, "DESTROY" })
+	__print_symbolic(c, CM_CAUSE_LIST(CM_TP_CAUSE, CM_TP_CAUSE_LAST))
 
 /* Every change of an id's state or lap_state, with its cause. */
 TRACE_EVENT(icm_state,

@@ -14,7 +14,7 @@ lap", with one row per change:
     FROM -> TO | CAUSE | sent | event | trigger
 
 States are written without their IB_CM_ prefix and causes without their
-CM_ prefix (enum cm_cause in cm_trace.h).
+CM_ prefix (CM_CAUSE_LIST in cm_trace.h, which enum cm_cause expands).
 
 Checked: both tables have the same (FROM, TO, CAUSE) rows in the document
 and in cm.c, none twice; every state is a member of enum ib_cm_state or
@@ -33,6 +33,15 @@ def enum_members(src, name):
         sys.exit("enum %s not found" % name)
     body = re.sub(r"/\*.*?\*/", "", m.group(1), flags=re.S)
     return [x.split("=")[0].strip() for x in body.split(",") if x.strip()]
+
+
+def list_members(src, name):
+    """The names of an X-macro list of cm_trace.h: #define NAME(entry, last)."""
+    m = re.search(r"#define\s+%s\(\s*entry,\s*last\s*\)((?:.*\\\n)*.*)" % name,
+                  src)
+    if not m:
+        sys.exit("list %s not found" % name)
+    return re.findall(r"\b(?:entry|last)\((\w+)\)", m.group(1))
 
 
 def code_table(src, name):
@@ -69,9 +78,7 @@ def main():
     doc_path, code_path, trace_path, hdr_path = sys.argv[1:]
     doc = open(doc_path).read()
     code = open(code_path).read()
-    causes = [c[len("CM_"):] for c in enum_members(open(trace_path).read(),
-                                                   "cm_cause")
-              if c != "CM_CAUSES"]
+    causes = list_members(open(trace_path).read(), "CM_CAUSE_LIST")
     hdr = open(hdr_path).read()
     states = {"state": [s[len("IB_CM_"):]
                         for s in enum_members(hdr, "ib_cm_state")],
