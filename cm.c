@@ -830,18 +830,6 @@ static u16 cm_ib_pkey(struct cm_port *port, u16 pkey_index)
 	return pkey;
 }
 
-/* An address handle for @ah_attr in @pd, QP1's; may sleep. */
-static struct ib_ah *cm_ib_create_ah(struct ib_pd *pd,
-				     struct rdma_ah_attr *ah_attr)
-{
-	return rdma_create_ah(pd, ah_attr, RDMA_CREATE_AH_SLEEPABLE);
-}
-
-static void cm_ib_destroy_ah(struct ib_ah *ah)
-{
-	rdma_destroy_ah(ah, 0);
-}
-
 /* A send buffer on @agent for one CM MAD to @remote_qpn. */
 static struct ib_mad_send_buf *
 cm_ib_create_msg(struct ib_mad_agent *agent, u32 remote_qpn, u16 pkey_index)
@@ -851,31 +839,6 @@ cm_ib_create_msg(struct ib_mad_agent *agent, u32 remote_qpn, u16 pkey_index)
 				  GFP_ATOMIC, IB_MGMT_BASE_VERSION);
 }
 
-static void cm_ib_free_msg(struct ib_mad_send_buf *msg)
-{
-	ib_free_send_mad(msg);
-}
-
-static int cm_ib_post(struct ib_mad_send_buf *msg)
-{
-	return ib_post_send_mad(msg, NULL);
-}
-
-static void cm_ib_cancel(struct ib_mad_send_buf *msg)
-{
-	ib_cancel_mad(msg);
-}
-
-static int cm_ib_modify(struct ib_mad_send_buf *msg, u32 timeout_ms)
-{
-	return ib_modify_mad(msg, timeout_ms);
-}
-
-static void cm_ib_free_recv(struct ib_mad_recv_wc *recv_wc)
-{
-	ib_free_recv_mad(recv_wc);
-}
-
 /**
  * struct cm_transport - what the CM needs from the MAD layer and ib_core
  * @port_of_path: the port of a device a path starts from, or NULL
@@ -883,11 +846,13 @@ static void cm_ib_free_recv(struct ib_mad_recv_wc *recv_wc)
  * @ah_from_wc: address attributes that answer a received MAD
  * @port_gid: the GID at index 0 of a port
  * @pkey: the P_Key at an index of a port (0 if none)
- * @create_ah: an address handle in the PD of a port's QP1; may sleep
- * @destroy_ah: releases what @create_ah made; does not sleep
+ * @create_ah: an address handle in the PD of a port's QP1; called with
+ *	RDMA_CREATE_AH_SLEEPABLE, may sleep
+ * @destroy_ah: releases what @create_ah made; called with flags 0, does
+ *	not sleep
  * @create_msg: a send buffer, without address handle, in atomic context
  * @free_msg: releases what @create_msg made
- * @post: hands a send buffer to the MAD layer
+ * @post: hands a send buffer to the MAD layer (the second argument NULL)
  * @cancel: stops the retries of a posted buffer (it still completes)
  * @modify: gives a posted buffer a new response timeout
  * @free_recv: returns a received MAD to the MAD layer
@@ -896,12 +861,15 @@ static void cm_ib_free_recv(struct ib_mad_recv_wc *recv_wc)
  * @close_port: undoes @open_port: nothing is received on the port once it
  *	returns, and its outstanding sends have completed
  *
- * Each cm_device carries the transport of its ports.  Real devices carry
- * cm_ib_transport, whose operations the cm_tp_*() helpers call directly;
- * the KUnit
- * suites give their fake device a transport of their own, so that every
- * send, completion, timeout and received message of that device is under
- * their control while the rest of the module runs unchanged.
+ * Each cm_device carries the transport of its ports, and the CM calls
+ * its operations through the device (port->cm_dev->tp, or cm_msg_dev()
+ * for a send buffer).  Real devices carry cm_ib_transport: ib_core's and
+ * the MAD layer's own functions where they fit, the cm_ib_*() functions
+ * where the CM adds to them.  The KUnit suites give their fake device a
+ * transport of their own, so that every send, completion, timeout and
+ * received message of that device is under their control while the rest
+ * of the module runs unchanged.  These are indirect calls, a few per
+ * message; no profile has shown them (or their retpolines) to matter.
  */
 struct cm_transport {
 	struct cm_port *(*port_of_path)(struct cm_device *cm_dev,
@@ -915,12 +883,13 @@ struct cm_transport {
 	int (*port_gid)(struct cm_port *port, union ib_gid *gid);
 	u16 (*pkey)(struct cm_port *port, u16 pkey_index);
 	struct ib_ah *(*create_ah)(struct ib_pd *pd,
-				   struct rdma_ah_attr *ah_attr);
-	void (*destroy_ah)(struct ib_ah *ah);
+				   struct rdma_ah_attr *ah_attr, u32 flags);
+	void (*destroy_ah)(struct ib_ah *ah, u32 flags);
 	struct ib_mad_send_buf *(*create_msg)(struct ib_mad_agent *agent,
 					      u32 remote_qpn, u16 pkey_index);
 	void (*free_msg)(struct ib_mad_send_buf *msg);
-	int (*post)(struct ib_mad_send_buf *msg);
+	int (*post)(struct ib_mad_send_buf *msg,
+		    struct ib_mad_send_buf **bad_msg);
 	void (*cancel)(struct ib_mad_send_buf *msg);
 	int (*modify)(struct ib_mad_send_buf *msg, u32 timeout_ms);
 	void (*free_recv)(struct ib_mad_recv_wc *recv_wc);
@@ -937,14 +906,14 @@ static const struct cm_transport cm_ib_transport = {
 	.ah_from_wc = cm_ib_ah_from_wc,
 	.port_gid = cm_ib_port_gid,
 	.pkey = cm_ib_pkey,
-	.create_ah = cm_ib_create_ah,
-	.destroy_ah = cm_ib_destroy_ah,
+	.create_ah = rdma_create_ah,
+	.destroy_ah = rdma_destroy_ah,
 	.create_msg = cm_ib_create_msg,
-	.free_msg = cm_ib_free_msg,
-	.post = cm_ib_post,
-	.cancel = cm_ib_cancel,
-	.modify = cm_ib_modify,
-	.free_recv = cm_ib_free_recv,
+	.free_msg = ib_free_send_mad,
+	.post = ib_post_send_mad,
+	.cancel = ib_cancel_mad,
+	.modify = ib_modify_mad,
+	.free_recv = ib_free_recv_mad,
 	.open_port = cm_ib_open_port,
 	.close_port = cm_ib_close_port,
 };
@@ -953,67 +922,6 @@ static const struct cm_transport cm_ib_transport = {
 static struct cm_device *cm_msg_dev(struct ib_mad_send_buf *msg)
 {
 	return ((struct cm_port *)msg->mad_agent->context)->cm_dev;
-}
-
-/*
- * The transport operations of a port's or a send buffer's device: direct
- * calls when it is the real transport, so retpolines cost nothing there.
- */
-static struct cm_port *cm_tp_port_of_path(struct cm_device *cm_dev,
-					  struct sa_path_rec *path,
-					  const struct ib_gid_attr *sgid_attr)
-{
-	return INDIRECT_CALL_1(cm_dev->tp->port_of_path, cm_ib_port_of_path,
-			       cm_dev, path, sgid_attr);
-}
-
-static int cm_tp_ah_from_path(struct cm_port *port, struct sa_path_rec *path,
-			      const struct ib_gid_attr *sgid_attr,
-			      struct rdma_ah_attr *ah_attr, u16 *pkey_index)
-{
-	return INDIRECT_CALL_1(port->cm_dev->tp->ah_from_path,
-			       cm_ib_ah_from_path, port, path, sgid_attr,
-			       ah_attr, pkey_index);
-}
-
-static int cm_tp_ah_from_wc(struct cm_port *port,
-			    struct ib_mad_recv_wc *recv_wc,
-			    struct rdma_ah_attr *ah_attr)
-{
-	return INDIRECT_CALL_1(port->cm_dev->tp->ah_from_wc, cm_ib_ah_from_wc,
-			       port, recv_wc, ah_attr);
-}
-
-static int cm_tp_port_gid(struct cm_port *port, union ib_gid *gid)
-{
-	return INDIRECT_CALL_1(port->cm_dev->tp->port_gid, cm_ib_port_gid,
-			       port, gid);
-}
-
-static u16 cm_tp_pkey(struct cm_port *port, u16 pkey_index)
-{
-	return INDIRECT_CALL_1(port->cm_dev->tp->pkey, cm_ib_pkey, port,
-			       pkey_index);
-}
-
-static struct ib_ah *cm_tp_create_ah(struct cm_port *port, struct ib_pd *pd,
-				     struct rdma_ah_attr *ah_attr)
-{
-	return INDIRECT_CALL_1(port->cm_dev->tp->create_ah, cm_ib_create_ah,
-			       pd, ah_attr);
-}
-
-static void cm_tp_destroy_ah(struct cm_port *port, struct ib_ah *ah)
-{
-	INDIRECT_CALL_1(port->cm_dev->tp->destroy_ah, cm_ib_destroy_ah, ah);
-}
-
-static struct ib_mad_send_buf *
-cm_tp_create_msg(struct cm_port *port, struct ib_mad_agent *agent,
-		 u32 remote_qpn, u16 pkey_index)
-{
-	return INDIRECT_CALL_1(port->cm_dev->tp->create_msg, cm_ib_create_msg,
-			       agent, remote_qpn, pkey_index);
 }
 
 /*
@@ -1042,7 +950,10 @@ static struct cm_ah *cm_ah_create(struct cm_port *port,
 	if (port->mad_agent && !cm_dev->ahs_gone)
 		pd = port->mad_agent->qp->pd;
 	read_unlock(&cm_dev->agent_lock);
-	ib_ah = pd ? cm_tp_create_ah(port, pd, ah_attr) : ERR_PTR(-ENODEV);
+	ib_ah = ERR_PTR(-ENODEV);
+	if (pd)
+		ib_ah = cm_dev->tp->create_ah(pd, ah_attr,
+					      RDMA_CREATE_AH_SLEEPABLE);
 	if (IS_ERR(ib_ah)) {
 		up_read(&cm_dev->ah_rwsem);
 		kfree(ah);
@@ -1074,36 +985,9 @@ static void cm_ah_put(struct cm_ah *ah)
 	ib_ah = ah->ah;
 	spin_unlock_irqrestore(&cm_dev->ah_lock, flags);
 	if (ib_ah)
-		cm_tp_destroy_ah(ah->port, ib_ah);
+		cm_dev->tp->destroy_ah(ib_ah, 0);
 	kfree(ah);
 	cm_device_put(cm_dev);
-}
-
-static void cm_tp_free_msg(struct ib_mad_send_buf *msg)
-{
-	INDIRECT_CALL_1(cm_msg_dev(msg)->tp->free_msg, cm_ib_free_msg, msg);
-}
-
-static int cm_tp_post(struct ib_mad_send_buf *msg)
-{
-	return INDIRECT_CALL_1(cm_msg_dev(msg)->tp->post, cm_ib_post, msg);
-}
-
-static void cm_tp_cancel(struct ib_mad_send_buf *msg)
-{
-	INDIRECT_CALL_1(cm_msg_dev(msg)->tp->cancel, cm_ib_cancel, msg);
-}
-
-static int cm_tp_modify(struct ib_mad_send_buf *msg, u32 timeout_ms)
-{
-	return INDIRECT_CALL_1(cm_msg_dev(msg)->tp->modify, cm_ib_modify, msg,
-			       timeout_ms);
-}
-
-static void cm_tp_free_recv(struct cm_port *port,
-			    struct ib_mad_recv_wc *recv_wc)
-{
-	INDIRECT_CALL_1(port->cm_dev->tp->free_recv, cm_ib_free_recv, recv_wc);
 }
 
 /* The CM port a path starts from, on any device, its device referenced. */
@@ -1117,7 +1001,7 @@ static struct cm_port *cm_port_of_path(struct sa_path_rec *path,
 	/* A device on the list is not going away; the reference keeps it. */
 	spin_lock_irqsave(&cm.lock, flags);
 	list_for_each_entry(cm_dev, &cm.devices, list) {
-		port = cm_tp_port_of_path(cm_dev, path, sgid_attr);
+		port = cm_dev->tp->port_of_path(cm_dev, path, sgid_attr);
 		if (port) {
 			kref_get(&cm_dev->kref);
 			break;
@@ -1144,7 +1028,8 @@ static int cm_av_from_path(struct cm_av *av, struct sa_path_rec *path,
 	port = cm_port_of_path(path, sgid_attr);
 	if (!port)
 		return -EINVAL;
-	ret = cm_tp_ah_from_path(port, path, sgid_attr, &ah_attr, &pkey_index);
+	ret = port->cm_dev->tp->ah_from_path(port, path, sgid_attr, &ah_attr,
+					     &pkey_index);
 	if (ret)
 		goto out;
 	ah = cm_ah_create(port, &ah_attr);
@@ -1175,7 +1060,7 @@ static int cm_av_from_wc(struct cm_av *av, struct cm_port *port,
 	struct cm_ah *ah = NULL;
 	int ret;
 
-	ret = cm_tp_ah_from_wc(port, recv_wc, &ah_attr);
+	ret = port->cm_dev->tp->ah_from_wc(port, recv_wc, &ah_attr);
 	if (ret)
 		return ret;
 	if (make_ah) {
@@ -1876,7 +1761,7 @@ static void cm_free_msg(struct ib_mad_send_buf *msg)
 
 	if ((unsigned long)msg->context[1] & CM_MSG_WINDOW)
 		atomic_dec(&ah->port->destroy_dreqs);
-	cm_tp_free_msg(msg);
+	cm_msg_dev(msg)->tp->free_msg(msg);
 	cm_ah_put(ah);
 }
 
@@ -1899,7 +1784,8 @@ static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port,
 	read_lock(&port->cm_dev->agent_lock);
 	agent = send_only ? port->send_agent : port->mad_agent;
 	if (agent && ah && READ_ONCE(ah->ah))
-		msg = cm_tp_create_msg(port, agent, remote_qpn, pkey_index);
+		msg = port->cm_dev->tp->create_msg(agent, remote_qpn,
+						   pkey_index);
 	read_unlock(&port->cm_dev->agent_lock);
 	if (!IS_ERR(msg)) {
 		refcount_inc(&ah->ref);
@@ -1932,7 +1818,7 @@ static struct ib_mad_send_buf *cm_alloc_msg(struct cm_id_priv *p,
 /* Post a message that is not retried and whose completion needs no id. */
 static int cm_post_oneshot(struct ib_mad_send_buf *msg)
 {
-	int ret = cm_tp_post(msg);
+	int ret = cm_msg_dev(msg)->tp->post(msg, NULL);
 
 	if (ret)
 		cm_free_msg(msg);
@@ -1953,7 +1839,7 @@ static int cm_post_tracked(struct cm_id_priv *p, struct ib_mad_send_buf *msg,
 	msg->timeout_ms = p->timeout_ms;
 	msg->retries = p->max_cm_retries;
 	cm_get_id(p);
-	ret = cm_tp_post(msg);
+	ret = cm_msg_dev(msg)->tp->post(msg, NULL);
 	if (ret) {
 		msg->context[0] = NULL;
 		cm_put_id(p);
@@ -1976,7 +1862,7 @@ static void cm_cancel_msg(struct cm_id_priv *p)
 	lockdep_assert_held(&p->lock);
 	if (!msg)
 		return;
-	cm_tp_cancel(msg);
+	cm_msg_dev(msg)->tp->cancel(msg);
 	p->msg = NULL;
 	/* Unless its completion got there first, it no longer holds us. */
 	if (xchg(&msg->context[0], NULL) == p)
@@ -1997,7 +1883,7 @@ static struct ib_mad_send_buf *cm_alloc_response(struct cm_port *port,
 	struct cm_ah *ah;
 	int ret;
 
-	ret = cm_tp_ah_from_wc(port, recv_wc, &ah_attr);
+	ret = port->cm_dev->tp->ah_from_wc(port, recv_wc, &ah_attr);
 	if (ret) {
 		msg = ERR_PTR(ret);
 		goto out;
@@ -2940,7 +2826,7 @@ static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p,
 
 		/* Tell the peer which GID we would have answered from. */
 		cm_av_make_ah(&p->av);
-		if (cm_tp_port_gid(work->port, &gid))
+		if (work->port->cm_dev->tp->port_gid(work->port, &gid))
 			ib_send_cm_rej(&p->id, IB_CM_REJ_INVALID_GID, NULL, 0,
 				       NULL, 0);
 		else
@@ -2970,7 +2856,8 @@ static int cm_req_paths(struct cm_work *work, struct cm_id_priv *p,
 
 static u16 cm_bth_pkey(struct cm_work *work)
 {
-	return cm_tp_pkey(work->port, work->recv_wc->wc->pkey_index);
+	return work->port->cm_dev->tp->pkey(work->port,
+					  work->recv_wc->wc->pkey_index);
 }
 
 static void cm_format_req_event(struct cm_work *work, struct cm_id_priv *p,
@@ -3549,20 +3436,20 @@ static void cm_recv_mra(struct cm_id_priv *p, struct cm_work *work)
 	switch (p->id.state) {
 	case IB_CM_REQ_SENT:
 		if (mraed != CM_MSG_RESPONSE_REQ || !p->msg ||
-		    cm_tp_modify(p->msg, timeout))
+		    cm_msg_dev(p->msg)->tp->modify(p->msg, timeout))
 			goto drop;
 		cm_set_state(p, IB_CM_MRA_REQ_RCVD, CM_RECV_MRA);
 		break;
 	case IB_CM_REP_SENT:
 		if (mraed != CM_MSG_RESPONSE_REP || !p->msg ||
-		    cm_tp_modify(p->msg, timeout))
+		    cm_msg_dev(p->msg)->tp->modify(p->msg, timeout))
 			goto drop;
 		cm_set_state(p, IB_CM_MRA_REP_RCVD, CM_RECV_MRA);
 		break;
 	case IB_CM_ESTABLISHED:
 		if (mraed != CM_MSG_RESPONSE_OTHER ||
 		    p->id.lap_state != IB_CM_LAP_SENT || !p->msg ||
-		    cm_tp_modify(p->msg, timeout)) {
+		    cm_msg_dev(p->msg)->tp->modify(p->msg, timeout)) {
 			if (p->id.lap_state == IB_CM_MRA_LAP_RCVD)
 				goto dup;
 			goto drop;
@@ -4302,7 +4189,7 @@ static void cm_free_work(struct cm_work *work)
 		rej = cm_req_taken(cm_req_work(work));
 		spin_unlock_irqrestore(&cm.lock, flags);
 	}
-	cm_tp_free_recv(port, work->recv_wc);
+	port->cm_dev->tp->free_recv(work->recv_wc);
 	atomic_dec(&port->backlog);
 	if (req)
 		kmem_cache_free(cm.req_work_cache, cm_req_work(work));
@@ -4430,7 +4317,7 @@ static struct cm_work *cm_new_work(struct cm_port *port,
 	return work;
 
 free:
-	cm_tp_free_recv(port, recv_wc);
+	port->cm_dev->tp->free_recv(recv_wc);
 	return NULL;
 }
 
@@ -4538,7 +4425,7 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 	why = cm_check_mad(recv_wc);
 	if (why >= 0) {
 		cm_count_drop(port, why);
-		cm_tp_free_recv(port, recv_wc);
+		port->cm_dev->tp->free_recv(recv_wc);
 		return;
 	}
 	cm_count(port, CM_RECV, cm_recv_hdr(recv_wc)->attr_id, 1);
@@ -4556,7 +4443,7 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 			cm_rej_with_req(work);
 	} else if (IS_ERR_OR_NULL(p)) {
 		cm_count_found(port, p);
-		cm_tp_free_recv(port, recv_wc);
+		port->cm_dev->tp->free_recv(recv_wc);
 	} else {
 		work = cm_new_work(port, recv_wc);
 		if (work)
@@ -6131,7 +6018,7 @@ static void cm_forget_ahs(struct cm_device *cm_dev)
 	cm_dev->ahs_gone = true;
 	list_for_each_entry(ah, &cm_dev->ahs, list) {
 		if (ah->ah)
-			cm_tp_destroy_ah(ah->port, ah->ah);
+			ah->port->cm_dev->tp->destroy_ah(ah->ah, 0);
 		WRITE_ONCE(ah->ah, NULL);
 	}
 	spin_unlock_irq(&cm_dev->ah_lock);

@@ -207,7 +207,7 @@ static u16 fk_pkey(struct cm_port *port, u16 pkey_index)
  * is allowed, never under a spinlock.
  */
 static struct ib_ah *fk_create_ah(struct ib_pd *pd,
-				  struct rdma_ah_attr *ah_attr)
+				  struct rdma_ah_attr *ah_attr, u32 flags)
 {
 	struct ib_ah *ah;
 
@@ -224,7 +224,7 @@ static struct ib_ah *fk_create_ah(struct ib_pd *pd,
 	return ah;
 }
 
-static void fk_destroy_ah(struct ib_ah *ah)
+static void fk_destroy_ah(struct ib_ah *ah, u32 flags)
 {
 	atomic_dec(&fk_cur->ahs);
 	kfree(ah);
@@ -253,7 +253,8 @@ static void fk_free_msg(struct ib_mad_send_buf *msg)
 	kfree(container_of(msg, struct fk_msg, buf));
 }
 
-static int fk_post(struct ib_mad_send_buf *msg)
+static int fk_post(struct ib_mad_send_buf *msg,
+		   struct ib_mad_send_buf **bad_msg)
 {
 	struct fk_msg *m = container_of(msg, struct fk_msg, buf);
 	struct fk *fk = fk_cur;
