@@ -11,7 +11,7 @@
  * How things flow
  * ---------------
  * A received MAD is checked and its id found in the MAD layer's context
- * (cm_recv_handler(): each message's cm_msg_ops.find), without the global
+ * (cm_recv_handler(): each message's cm_msg_ops.get), without the global
  * lock: by our local comm ID in an xarray, by the peer's comm ID and CA
  * GUID or by service ID in rhashtables, all under RCU.  It is then queued
  * as a struct cm_work on that id, a REQ or SIDR_REQ on its listener.  A
@@ -76,10 +76,13 @@
  * No lock is held while a handler runs.
  *
  * Names: a function whose name ends in _locked is called with the lock
- * of the id it is given (p->lock) held; one whose name begins with __
- * with cm.lock held.  Both, and every other function that needs a lock
- * (cm_set_state(), cm_enter_timewait(), the table helpers...), say so
- * with lockdep_assert_held().
+ * of the id it is given (p->lock) held.  Names say nothing of cm.lock:
+ * every function that needs a lock, the _locked ones and the others
+ * (cm_set_state(), cm_enter_timewait(), the table helpers...), says so
+ * with lockdep_assert_held().  A lookup named cm_get_*() returns a
+ * reference on what it found (cm_put_id() drops it); one named
+ * cm_find_*() returns none and is called where what it finds cannot go
+ * away (under cm.lock or RCU).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -1165,7 +1168,7 @@ static void cm_unlink_listen(struct cm_id_priv *p)
 }
 
 /* Take @p out of the tables that describe its peer. */
-static void __cm_unlink_remote(struct cm_id_priv *p)
+static void cm_unlink_peer_tables(struct cm_id_priv *p)
 {
 	lockdep_assert_held(&cm.lock);
 	cm_unlink_peer(&p->peer);
@@ -1192,7 +1195,7 @@ static void cm_unlink_remote(struct cm_id_priv *p)
 	unsigned long flags;
 
 	spin_lock_irqsave(&cm.lock, flags);
-	__cm_unlink_remote(p);
+	cm_unlink_peer_tables(p);
 	spin_unlock_irqrestore(&cm.lock, flags);
 }
 
@@ -1208,7 +1211,7 @@ static void cm_free_id(struct cm_id_priv *p)
 
 	spin_lock_irqsave(&cm.lock, flags);
 	cm_unlink_listen(p);
-	__cm_unlink_remote(p);
+	cm_unlink_peer_tables(p);
 	spin_unlock_irqrestore(&cm.lock, flags);
 	if (!p->tw_handed_over)
 		xa_erase_irq(&cm.local_ids, cm_local_index(p->id.local_id));
@@ -1292,7 +1295,7 @@ static void cm_publish_id(struct cm_id_priv *p)
  * Find the id a message is for by our local ID.  @remote_id, unless zero,
  * must match the id's remote ID.  Returns a referenced id or NULL.
  */
-static struct cm_id_priv *cm_find_local(__be32 local_id, __be32 remote_id)
+static struct cm_id_priv *cm_get_local(__be32 local_id, __be32 remote_id)
 {
 	struct cm_id_priv *p;
 
@@ -2739,7 +2742,7 @@ static enum cm_req_match cm_match_req(struct cm_req_work *rw,
 			match = CM_REQ_UNLISTENED;
 		}
 		if (match != CM_REQ_NEW)
-			__cm_unlink_remote(p);
+			cm_unlink_peer_tables(p);
 	}
 	if (old && !refcount_inc_not_zero(&old->refcount))
 		old = NULL;
@@ -2976,9 +2979,9 @@ static void cm_reject_unlistened(struct cm_port *port,
  * the listener of its service ID.  Without either it needs an answer:
  * ERR_PTR(-EAGAIN) unless @answer (cm_answer()), which sends it.
  */
-static struct cm_id_priv *cm_find_req(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc,
-				      bool answer)
+static struct cm_id_priv *cm_get_req(struct cm_port *port,
+				     struct ib_mad_recv_wc *recv_wc,
+				     bool answer)
 {
 	struct cm_req_msg *req = (struct cm_req_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
@@ -3262,14 +3265,14 @@ static void cm_format_rep_event(struct cm_rep_msg *rep, struct cm_id_priv *p,
 	event->private_data = IBA_GET_MEM_PTR(CM_REP_PRIVATE_DATA, rep);
 }
 
-static struct cm_id_priv *cm_find_rep(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc,
-				      bool answer)
+static struct cm_id_priv *cm_get_rep(struct cm_port *port,
+				     struct ib_mad_recv_wc *recv_wc,
+				     bool answer)
 {
 	struct cm_rep_msg *rep = (struct cm_rep_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
 
-	p = cm_find_local(cpu_to_be32(IBA_GET(CM_REP_REMOTE_COMM_ID, rep)), 0);
+	p = cm_get_local(cpu_to_be32(IBA_GET(CM_REP_REMOTE_COMM_ID, rep)), 0);
 	if (!p)
 		trace_icm_remote_no_priv_err(IBA_GET(CM_REP_LOCAL_COMM_ID, rep));
 	return p;
@@ -3323,7 +3326,7 @@ static void cm_recv_rep(struct cm_id_priv *p, struct cm_work *work)
 	}
 	old = cm_insert_remote_qp(p);
 	if (IS_ERR(old)) {
-		__cm_unlink_remote(p);
+		cm_unlink_peer_tables(p);
 		spin_unlock(&cm.lock);
 		cm_forget_peer(p);
 		spin_unlock_irq(&p->lock);
@@ -3331,7 +3334,7 @@ static void cm_recv_rep(struct cm_id_priv *p, struct cm_work *work)
 		return;
 	}
 	if (old) {
-		__cm_unlink_remote(p);
+		cm_unlink_peer_tables(p);
 		if (!refcount_inc_not_zero(&old->refcount))
 			old = NULL;
 		spin_unlock(&cm.lock);
@@ -3372,19 +3375,19 @@ static void cm_recv_rep(struct cm_id_priv *p, struct cm_work *work)
  * The id a message of an established exchange is for: @ours is our comm
  * ID as the message names it, @theirs the sender's (host order).
  */
-static struct cm_id_priv *cm_find_conn(u32 ours, u32 theirs)
+static struct cm_id_priv *cm_get_conn(u32 ours, u32 theirs)
 {
-	return cm_find_local(cpu_to_be32(ours), cpu_to_be32(theirs));
+	return cm_get_local(cpu_to_be32(ours), cpu_to_be32(theirs));
 }
 
-static struct cm_id_priv *cm_find_rtu(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc,
-				      bool answer)
+static struct cm_id_priv *cm_get_rtu(struct cm_port *port,
+				     struct ib_mad_recv_wc *recv_wc,
+				     bool answer)
 {
 	struct cm_rtu_msg *rtu = (struct cm_rtu_msg *)recv_wc->recv_buf.mad;
 
-	return cm_find_conn(IBA_GET(CM_RTU_REMOTE_COMM_ID, rtu),
-			    IBA_GET(CM_RTU_LOCAL_COMM_ID, rtu));
+	return cm_get_conn(IBA_GET(CM_RTU_REMOTE_COMM_ID, rtu),
+			   IBA_GET(CM_RTU_LOCAL_COMM_ID, rtu));
 }
 
 static void cm_recv_rtu(struct cm_id_priv *p, struct cm_work *work)
@@ -3405,14 +3408,14 @@ static void cm_recv_rtu(struct cm_id_priv *p, struct cm_work *work)
 	cm_deliver(p, &event);
 }
 
-static struct cm_id_priv *cm_find_mra(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc,
-				      bool answer)
+static struct cm_id_priv *cm_get_mra(struct cm_port *port,
+				     struct ib_mad_recv_wc *recv_wc,
+				     bool answer)
 {
 	struct cm_mra_msg *mra = (struct cm_mra_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
 
-	p = cm_find_local(cpu_to_be32(IBA_GET(CM_MRA_REMOTE_COMM_ID, mra)), 0);
+	p = cm_get_local(cpu_to_be32(IBA_GET(CM_MRA_REMOTE_COMM_ID, mra)), 0);
 	if (!p)
 		trace_icm_mra_unknown_err(NULL);
 	return p;
@@ -3475,7 +3478,7 @@ drop:
 }
 
 /* Find the id a REJ is for. */
-static struct cm_id_priv *cm_find_rejected(struct cm_rej_msg *rej)
+static struct cm_id_priv *cm_get_rejected(struct cm_rej_msg *rej)
 {
 	__be32 local_id = cpu_to_be32(IBA_GET(CM_REJ_REMOTE_COMM_ID, rej));
 	__be32 remote_id = cpu_to_be32(IBA_GET(CM_REJ_LOCAL_COMM_ID, rej));
@@ -3500,7 +3503,7 @@ static struct cm_id_priv *cm_find_rejected(struct cm_rej_msg *rej)
 	 * comes in (a REJ right behind the REP that tells it), so
 	 * cm_recv_rej() checks it once the inputs before it have run.
 	 */
-	return local_id ? cm_find_local(local_id, 0) : NULL;
+	return local_id ? cm_get_local(local_id, 0) : NULL;
 }
 
 /*
@@ -3517,14 +3520,14 @@ static bool cm_rej_from_peer(struct cm_id_priv *p, struct cm_rej_msg *rej)
 	       IBA_GET(CM_REJ_MESSAGE_REJECTED, rej) == CM_MSG_RESPONSE_REQ;
 }
 
-static struct cm_id_priv *cm_find_rej(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc,
-				      bool answer)
+static struct cm_id_priv *cm_get_rej(struct cm_port *port,
+				     struct ib_mad_recv_wc *recv_wc,
+				     bool answer)
 {
 	struct cm_rej_msg *rej = (struct cm_rej_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
 
-	p = cm_find_rejected(rej);
+	p = cm_get_rejected(rej);
 	if (!p)
 		trace_icm_rej_unknown_err(NULL);
 	return p;
@@ -3625,15 +3628,15 @@ static void cm_issue_drep(struct cm_port *port, struct ib_mad_recv_wc *recv_wc,
 }
 
 /* A DREQ for no connection needs an answer, as for a REQ. */
-static struct cm_id_priv *cm_find_dreq(struct cm_port *port,
-				       struct ib_mad_recv_wc *recv_wc,
-				       bool answer)
+static struct cm_id_priv *cm_get_dreq(struct cm_port *port,
+				      struct ib_mad_recv_wc *recv_wc,
+				      bool answer)
 {
 	struct cm_dreq_msg *dreq = (struct cm_dreq_msg *)recv_wc->recv_buf.mad;
 	struct cm_id_priv *p;
 
-	p = cm_find_conn(IBA_GET(CM_DREQ_REMOTE_COMM_ID, dreq),
-			 IBA_GET(CM_DREQ_LOCAL_COMM_ID, dreq));
+	p = cm_get_conn(IBA_GET(CM_DREQ_REMOTE_COMM_ID, dreq),
+			IBA_GET(CM_DREQ_LOCAL_COMM_ID, dreq));
 	if (p)
 		return p;
 	if (!answer)
@@ -3703,14 +3706,14 @@ static void cm_recv_dreq(struct cm_id_priv *p, struct cm_work *work)
 	cm_deliver(p, &event);
 }
 
-static struct cm_id_priv *cm_find_drep(struct cm_port *port,
-				       struct ib_mad_recv_wc *recv_wc,
-				       bool answer)
+static struct cm_id_priv *cm_get_drep(struct cm_port *port,
+				      struct ib_mad_recv_wc *recv_wc,
+				      bool answer)
 {
 	struct cm_drep_msg *drep = (struct cm_drep_msg *)recv_wc->recv_buf.mad;
 
-	return cm_find_conn(IBA_GET(CM_DREP_REMOTE_COMM_ID, drep),
-			    IBA_GET(CM_DREP_LOCAL_COMM_ID, drep));
+	return cm_get_conn(IBA_GET(CM_DREP_REMOTE_COMM_ID, drep),
+			   IBA_GET(CM_DREP_LOCAL_COMM_ID, drep));
 }
 
 static void cm_recv_drep(struct cm_id_priv *p, struct cm_work *work)
@@ -3761,9 +3764,9 @@ static void cm_issue_sidr_rep(struct cm_port *port,
 }
 
 /* A SIDR_REQ is queued on its listener; without one it needs an answer. */
-static struct cm_id_priv *cm_find_sidr_req(struct cm_port *port,
-					   struct ib_mad_recv_wc *recv_wc,
-					   bool answer)
+static struct cm_id_priv *cm_get_sidr_req(struct cm_port *port,
+					  struct ib_mad_recv_wc *recv_wc,
+					  bool answer)
 {
 	struct cm_sidr_req_msg *req =
 		(struct cm_sidr_req_msg *)recv_wc->recv_buf.mad;
@@ -3857,15 +3860,15 @@ static void cm_hand_over_sidr(struct cm_id_priv *listen, struct cm_work *work,
 	cm_release_work(p);
 }
 
-static struct cm_id_priv *cm_find_sidr_rep(struct cm_port *port,
-					   struct ib_mad_recv_wc *recv_wc,
-					   bool answer)
+static struct cm_id_priv *cm_get_sidr_rep(struct cm_port *port,
+					  struct ib_mad_recv_wc *recv_wc,
+					  bool answer)
 {
 	struct cm_sidr_rep_msg *rep =
 		(struct cm_sidr_rep_msg *)recv_wc->recv_buf.mad;
 
-	return cm_find_local(cpu_to_be32(IBA_GET(CM_SIDR_REP_REQUESTID, rep)),
-			     0);
+	return cm_get_local(cpu_to_be32(IBA_GET(CM_SIDR_REP_REQUESTID, rep)),
+			    0);
 }
 
 static void cm_recv_sidr_rep(struct cm_id_priv *p, struct cm_work *work)
@@ -3931,9 +3934,9 @@ static void cm_path_from_lap(struct cm_lap_msg *lap, struct cm_id_priv *p,
 	sa_path_set_slid(path, IBA_GET(CM_LAP_ALTERNATE_REMOTE_PORT_LID, lap));
 }
 
-static struct cm_id_priv *cm_find_lap(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc,
-				      bool answer)
+static struct cm_id_priv *cm_get_lap(struct cm_port *port,
+				     struct ib_mad_recv_wc *recv_wc,
+				     bool answer)
 {
 	struct cm_lap_msg *lap = (struct cm_lap_msg *)recv_wc->recv_buf.mad;
 
@@ -3942,8 +3945,8 @@ static struct cm_id_priv *cm_find_lap(struct cm_port *port,
 		cm_count_drop(port, CM_DROP_ATTR);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
-	return cm_find_conn(IBA_GET(CM_LAP_REMOTE_COMM_ID, lap),
-			    IBA_GET(CM_LAP_LOCAL_COMM_ID, lap));
+	return cm_get_conn(IBA_GET(CM_LAP_REMOTE_COMM_ID, lap),
+			   IBA_GET(CM_LAP_LOCAL_COMM_ID, lap));
 }
 
 static void cm_recv_lap(struct cm_id_priv *p, struct cm_work *work)
@@ -4015,9 +4018,9 @@ out:
 		cm_free_msg(msg);
 }
 
-static struct cm_id_priv *cm_find_apr(struct cm_port *port,
-				      struct ib_mad_recv_wc *recv_wc,
-				      bool answer)
+static struct cm_id_priv *cm_get_apr(struct cm_port *port,
+				     struct ib_mad_recv_wc *recv_wc,
+				     bool answer)
 {
 	struct cm_apr_msg *apr = (struct cm_apr_msg *)recv_wc->recv_buf.mad;
 
@@ -4025,8 +4028,8 @@ static struct cm_id_priv *cm_find_apr(struct cm_port *port,
 	    IBA_GET(CM_APR_ADDITIONAL_INFORMATION_LENGTH, apr) >
 	    IB_CM_APR_INFO_LENGTH)
 		return ERR_PTR(-EINVAL);
-	return cm_find_conn(IBA_GET(CM_APR_REMOTE_COMM_ID, apr),
-			    IBA_GET(CM_APR_LOCAL_COMM_ID, apr));
+	return cm_get_conn(IBA_GET(CM_APR_REMOTE_COMM_ID, apr),
+			   IBA_GET(CM_APR_LOCAL_COMM_ID, apr));
 }
 
 static void cm_recv_apr(struct cm_id_priv *p, struct cm_work *work)
@@ -4138,7 +4141,7 @@ static void cm_process_establish(struct cm_id_priv *p)
 
 /**
  * struct cm_msg_ops - how a received message is handled
- * @find: the id it is for, referenced; or NULL if there is none (counted
+ * @get: the id it is for, referenced; or NULL if there is none (counted
  *	as unmatched), ERR_PTR(-EINVAL) if a field is out of range (counted),
  *	any other error if it has been dealt with already (answered or
  *	counted).  A REQ, SIDR_REQ or DREQ for no id needs an answer, which
@@ -4152,25 +4155,25 @@ static void cm_process_establish(struct cm_id_priv *p)
  *	the new id and takes the MAD over to it (struct cm_req_work)
  */
 struct cm_msg_ops {
-	struct cm_id_priv *(*find)(struct cm_port *port,
-				   struct ib_mad_recv_wc *recv_wc, bool answer);
+	struct cm_id_priv *(*get)(struct cm_port *port,
+				  struct ib_mad_recv_wc *recv_wc, bool answer);
 	void (*recv)(struct cm_id_priv *p, struct cm_work *work);
 	void (*take)(struct cm_id_priv *listen, struct cm_work *work);
 };
 
 /* In attribute ID order (REQ = 0x10 ... APR). */
 static const struct cm_msg_ops cm_msg_ops[CM_ATTR_COUNT] = {
-	{ cm_find_req, cm_dup_req, cm_take_req },
-	{ cm_find_mra, cm_recv_mra },
-	{ cm_find_rej, cm_recv_rej },
-	{ cm_find_rep, cm_recv_rep },
-	{ cm_find_rtu, cm_recv_rtu },
-	{ cm_find_dreq, cm_recv_dreq },
-	{ cm_find_drep, cm_recv_drep },
-	{ cm_find_sidr_req, NULL, cm_take_sidr_req },
-	{ cm_find_sidr_rep, cm_recv_sidr_rep },
-	{ cm_find_lap, cm_recv_lap },
-	{ cm_find_apr, cm_recv_apr },
+	{ cm_get_req, cm_dup_req, cm_take_req },
+	{ cm_get_mra, cm_recv_mra },
+	{ cm_get_rej, cm_recv_rej },
+	{ cm_get_rep, cm_recv_rep },
+	{ cm_get_rtu, cm_recv_rtu },
+	{ cm_get_dreq, cm_recv_dreq },
+	{ cm_get_drep, cm_recv_drep },
+	{ cm_get_sidr_req, NULL, cm_take_sidr_req },
+	{ cm_get_sidr_rep, cm_recv_sidr_rep },
+	{ cm_get_lap, cm_recv_lap },
+	{ cm_get_apr, cm_recv_apr },
 };
 
 /*
@@ -4431,7 +4434,7 @@ static void cm_recv_handler(struct ib_mad_agent *agent,
 	cm_count(port, CM_RECV, cm_recv_hdr(recv_wc)->attr_id, 1);
 
 	ops = &cm_msg_ops[cm_attr_index(cm_recv_hdr(recv_wc)->attr_id)];
-	p = ops->find(port, recv_wc, false);
+	p = ops->get(port, recv_wc, false);
 	if (p == ERR_PTR(-EAGAIN)) {
 		/* Answered on cm.wq: see "How things flow" at the top. */
 		work = cm_new_work(port, recv_wc);
@@ -4468,7 +4471,7 @@ static void cm_answer(struct cm_port *port, struct cm_work *work)
 	struct cm_id_priv *p = ERR_PTR(-ENODEV);
 
 	if (READ_ONCE(port->mad_agent))
-		p = ops->find(port, work->recv_wc, fresh);
+		p = ops->get(port, work->recv_wc, fresh);
 	/* Waited too long, or the port is going away: unanswered. */
 	if (p == ERR_PTR(-EAGAIN) || p == ERR_PTR(-ENODEV))
 		cm_count_drop(port, CM_DROP_BACKLOG);
