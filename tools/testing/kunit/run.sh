@@ -91,53 +91,18 @@ unpack_tree() {
 	echo "$want" >"$TREE/.ib_cm-unpacked"
 }
 
-# The files a series touches, one path per line.
-series_files() {
-	sed -n 's@^+++ b/@@p; s@^--- a/@@p' "$@" | sort -u
-}
-
 # Apply exactly the series "make patch" writes (tools/testing/patch) to the
-# tree: first every file the last application touched goes back to its
-# stock version (from mkpatch.sh's copies), then the patches go on.  Files
-# that come out as they were last time keep their time stamps, so that
-# kbuild rebuilds only what changed.
+# tree, on top of the stock versions of its files (mkpatch.sh's copies);
+# what comes out as last time keeps its time stamps (patch/apply.sh).
 apply_series() {
-	local base f
+	local n
 	"$PATCH_DIR/mkpatch.sh" "$SERIES" >/dev/null
-	base=$IBCM_CACHE/patch/base-$SRC_SERIES
 	# Files an older harness laid over the tree, never part of Linux.
 	rm -rf "$TREE/drivers/infiniband/core/Kbuild" \
 		"$TREE/drivers/infiniband/core/include"
-	mkdir -p "$APPLIED"
-	touch "$APPLIED/.list"
-	series_files "$SERIES"/*.patch >>"$APPLIED/.list"
-	sort -u -o "$APPLIED/.list" "$APPLIED/.list"
-	while IFS= read -r f; do
-		if [ -f "$base/$f" ]; then
-			cp "$base/$f" "$TREE/$f"
-		else
-			rm -f "$TREE/$f"
-		fi
-	done <"$APPLIED/.list"
-	for f in "$SERIES"/*.patch; do
-		patch -s -p1 -N -r - --no-backup-if-mismatch -d "$TREE" <"$f" || {
-			log "${f##*/} does not apply to $TREE"
-			exit 1
-		}
-	done
-	series_files "$SERIES"/*.patch >"$APPLIED/.list"
-	while IFS= read -r f; do
-		if [ ! -e "$TREE/$f" ]; then
-			rm -f "$APPLIED/$f"
-		elif cmp -s "$TREE/$f" "$APPLIED/$f"; then
-			touch -r "$APPLIED/$f" "$TREE/$f"
-		else
-			mkdir -p "$(dirname "$APPLIED/$f")"
-			cp -p "$TREE/$f" "$APPLIED/$f"
-		fi
-	done <"$APPLIED/.list"
-	set -- "$SERIES"/*.patch
-	note "applied the $# patches of make patch to $TREE"
+	n=$("$PATCH_DIR/apply.sh" "$TREE" "$IBCM_CACHE/patch/base-$SRC_SERIES" \
+		"$APPLIED" "$SERIES") || exit 1
+	note "applied the $n patches of make patch to $TREE"
 }
 
 mkdir -p "$CACHE"
