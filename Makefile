@@ -119,8 +119,18 @@ demo:
 bench:
 	$(VM)/run.sh --bench
 
+# KERNEL=NAME: the same on a sanitised kernel of our own build instead of
+# the root's (tools/testing/vm/kernel.sh): debug (KASAN) or kcsan (KCSAN
+# instead), our CM built in its tree; NAME-stock (or STOCK=1) is the
+# baseline, the same configuration with the stock CM.  Not part of "make
+# check".  "make vm-kernel KERNEL=NAME" only builds it.
+VM_RUN = $(if $(KERNEL),$(VM)/kernel.sh --kernel $(KERNEL),$(VM)/run.sh)
+
 vm-test:
-	$(VM)/run.sh $(if $(STOCK),--stock) $(T)
+	$(VM_RUN) $(if $(STOCK),--stock) $(T)
+
+vm-kernel:
+	$(VM)/kernel.sh --kernel $(or $(KERNEL),debug) $(if $(STOCK),--stock) --build-only
 
 check:
 	$(SRC)/tools/testing/check.sh
@@ -128,17 +138,19 @@ check:
 # The long runs: fuzzing (a million hostile MADs) and loss (five rounds of
 # lossy_wire), on our module and then on the stock one; not part of "make
 # check".  Results in out/vm/stress-MODE/.  STRESS_ARGS="IBCM_FUZZ_RATE=0
-# IBCM_NETEM_ROUNDS=10 ..." sets the tests' parameters.
+# IBCM_NETEM_ROUNDS=10 ..." sets the tests' parameters.  KERNEL=debug or
+# kcsan: on that kernel and its stock baseline, in out/vm/stress-KERNEL-MODE/.
 STRESS := $(SRC)/tools/testing/selftests/ib_cm/stress/fuzz_long.sh \
 	$(SRC)/tools/testing/selftests/ib_cm/stress/lossy_long.sh
+STRESS_OUT = $(SRC)/out/vm/stress$(if $(KERNEL),-$(KERNEL))
 stress:
 	@rc=0; \
-	IBCM_VM_TIMEOUT=3600 $(VM)/run.sh --out $(SRC)/out/vm/stress-ours $(STRESS) $(STRESS_ARGS) || rc=1; \
-	IBCM_VM_TIMEOUT=3600 $(VM)/run.sh --stock --out $(SRC)/out/vm/stress-stock $(STRESS) $(STRESS_ARGS) || rc=1; \
+	IBCM_VM_TIMEOUT=3600 $(VM_RUN) --out $(STRESS_OUT)-ours $(STRESS) $(STRESS_ARGS) || rc=1; \
+	IBCM_VM_TIMEOUT=3600 $(VM_RUN) --stock --out $(STRESS_OUT)-stock $(STRESS) $(STRESS_ARGS) || rc=1; \
 	exit $$rc
 
 .PHONY: all modules werror sparse checkpatch patch install version dkms-install \
-	dkms-remove clean demo bench vm-test check stress
+	dkms-remove clean demo bench vm-test vm-kernel check stress
 
 # Section 9 man pages of the API, into out/man/man9.
 man:

@@ -100,6 +100,8 @@ run_test() {
 	# A test that needs longer says so in a line "# ibcm-timeout: SECS".
 	limit=$(sed -n 's/^# ibcm-timeout: *\([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
 	limit=${limit:-$test_timeout}
+	# A slower kernel (kernel.sh's sanitised ones) scales every limit.
+	limit=$((limit * ${IBCM_TIMEOUT_SCALE:-1}))
 	echo "test $name: start $(date +%T)"
 	progress "vm: test $((n - 1)) of $2, $name, started"
 	start=$(date +%s)

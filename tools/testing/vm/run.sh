@@ -35,6 +35,20 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+# A kernel of our own (kernel.sh sets these; none for the benchmark): its
+# release, image, build tree and make arguments for modules against it,
+# the base of its lib/modules, kernel arguments, and the ib_cm.ko built
+# in its tree, ours, which then is installed instead of building one.
+# By default the root's kernel.
+kver=${IBCM_VM_KVER:-$IBCM_KVER}
+kimg=${IBCM_VM_KIMG:-/boot/vmlinuz-$IBCM_KVER}
+kbuild=${IBCM_VM_KBUILD:-/lib/modules/$IBCM_KVER/build}
+kbuild_args=()
+[ -z "${IBCM_VM_KBUILD_ARGS:-}" ] || read -ra kbuild_args <<<"$IBCM_VM_KBUILD_ARGS"
+modbase=${IBCM_VM_MODBASE:-}
+append=()
+[ -z "${IBCM_VM_APPEND:-}" ] || append=(--append "$IBCM_VM_APPEND")
+
 # The benchmark boots the stock tree (no updates/) and loads ours itself.
 name=${bench:+bench}
 name=${name:-$mode}
@@ -73,7 +87,11 @@ accel=$(IBCM_VM_LOCKED=1 "$IBCM_VM_DIR/accel.sh")
 rm -rf "$out"
 mkdir -p "$out/moddb" "$out/tests"
 
-if [ "$mode" = ours ] || [ -n "$bench" ]; then
+if [ -n "${IBCM_VM_CM:-}" ] && [ "$mode" = ours ]; then
+	note "vm: our module, built in the tree of Linux $kver"
+	cp "$IBCM_VM_CM" "$out/ib_cm.ko"
+	sha256sum <"$out/ib_cm.ko" | cut -d' ' -f1 >"$out/ib_cm.ko.sha256"
+elif [ "$mode" = ours ] || [ -n "$bench" ]; then
 	note "vm: building the module against the root's $IBCM_KVER headers"
 	# Built against the root's headers even where the host runs 7.2: the
 	# VM boots the root's kernel.
@@ -84,7 +102,7 @@ fi
 # The fuzz tests' tools, into out/fuzz (tools/testing/fuzz/Makefile).
 "$IBCM_VM_DIR/inroot.sh" make -s -C "$IBCM_SRC/tools/testing/fuzz"
 # And the flood test's slow kernel consumer (tools/testing/fuzz/Kbuild).
-"$IBCM_VM_DIR/inroot.sh" make -s -C "/lib/modules/$IBCM_KVER/build" \
+"$IBCM_VM_DIR/inroot.sh" make -s -C "$kbuild" "${kbuild_args[@]}" \
 	M="$IBCM_SRC/tools/testing/fuzz" modules
 cp "$IBCM_SRC/tools/testing/fuzz/cm_slow.ko" "$IBCM_SRC/out/fuzz/"
 
@@ -94,7 +112,7 @@ note "vm: depmod over the root's modules"
 # shellcheck disable=SC2016 # expanded by the inner shell
 "$IBCM_VM_DIR/inroot.sh" bash -c '
 	set -e
-	mode=$1 out=$2 kver=$3 mods=/lib/modules/$3
+	mode=$1 out=$2 kver=$3 base=$4 mods=$4/lib/modules/$3
 	mkdir -p /run/ibcm-depmod
 	mount -t tmpfs ibcm /run/ibcm-depmod
 	mkdir /run/ibcm-depmod/upper /run/ibcm-depmod/work
@@ -102,13 +120,13 @@ note "vm: depmod over the root's modules"
 	rm -rf "$mods/updates"
 	mkdir "$mods/updates"
 	[ "$mode" = stock ] || cp "$out/ib_cm.ko" "$mods/updates/"
-	depmod "$kver"
+	depmod ${base:+-b "$base"} "$kver"
 	cp "$mods"/modules.* "$out/moddb/"
-' depmod "$mode" "$out" "$IBCM_KVER"
+' depmod "$mode" "$out" "$kver" "$modbase"
 [ -z "$bench" ] || "$IBCM_SRC/tools/testing/bench/prepare.sh" "$out"
 t1=$(date +%s)
 
-note "vm: booting Linux $IBCM_KVER ($mode ib_cm${bench:+ at boot, ours swapped in}, $accel), results in $out"
+note "vm: booting Linux $kver ($mode ib_cm${bench:+ at boot, ours swapped in}, $accel), results in $out"
 : >"$out/results.tap"
 : >"$out/progress"
 # follow: print the guest's progress lines as they come, with the time
@@ -151,8 +169,8 @@ if [ "$accel" = kvm ]; then
 else
 	accel_opt=(--disable-kvm)
 fi
-"$IBCM_VM_DIR/inroot.sh" timeout "$vm_timeout" vng --run "/boot/vmlinuz-$IBCM_KVER" \
-	"${accel_opt[@]}" --memory "$memory" --cpus 2 --rwdir "$out" \
+"$IBCM_VM_DIR/inroot.sh" timeout "$vm_timeout" vng --run "$kimg" \
+	"${accel_opt[@]}" "${append[@]}" --memory "$memory" --cpus 2 --rwdir "$out" \
 	--exec "$IBCM_VM_DIR/guest.sh $mode $out $demo$bench $*" 2>&1 | cat >"$out/console.log" || true
 touch "$out/.follow-stop"
 wait "$follower" 2>/dev/null || true
