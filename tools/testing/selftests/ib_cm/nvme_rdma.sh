@@ -29,67 +29,12 @@ ulp_cleanup() {
 }
 trap 'ulp_cleanup; cleanup' EXIT
 
-# ctrl: the name (nvmeN) of the controller connected to $NQN.
-ctrl() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ -e "$c/subsysnqn" ] || continue
-		if [ "$(cat "$c/subsysnqn")" = "$NQN" ]; then
-			basename "$c"
-			return 0
-		fi
-	done
-	return 1
-}
-
-# ns_dev: the block device of namespace 1 of $NQN (the multipath head if
-# there is one), once it has appeared.
-ns_dev() {
-	local b i heads
-	for i in $(seq 150); do
-		heads=()
-		for b in /sys/block/nvme*n1; do
-			case ${b##*/} in *c*) continue ;; esac
-			[ -e "$b" ] && heads+=("$b")
-		done
-		for b in "${heads[@]}"; do
-			# A multipath head's parent is the subsystem, a plain
-			# namespace's the controller: both show subsysnqn.
-			if [ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$NQN" ] ||
-				[ ${#heads[@]} = 1 ]; then
-				echo "/dev/${b##*/}"
-				return 0
-			fi
-		done
-		sleep 0.2
-	done
-	return 1
-}
-
-connect() {
-	timeout "$ULP_TIMEOUT" nvme connect -t rdma -a "$IP0" -s $PORT -n "$NQN" >"$T/connect.out" 2>&1 || {
-		sed 's/^/# nvme connect: /' "$T/connect.out"
-		return 1
-	}
-}
-
 disconnect() {
 	if ! timeout "$ULP_TIMEOUT" nvme disconnect -n "$NQN" >"$T/disconnect.out" 2>&1 ||
 		! grep -q 'disconnected 1 controller' "$T/disconnect.out"; then
 		sed 's/^/# nvme disconnect: /' "$T/disconnect.out"
 		return 1
 	fi
-}
-
-# wait_live NVME: wait until the controller's state is "live".
-wait_live() {
-	local i
-	for i in $(seq 300); do
-		[ "$(cat "/sys/class/nvme/$1/state" 2>/dev/null)" = live ] && return 0
-		sleep 0.2
-	done
-	log "$1 state: $(cat "/sys/class/nvme/$1/state" 2>/dev/null)"
-	return 1
 }
 
 command -v nvme >/dev/null || skip_all "no nvme-cli"
@@ -118,9 +63,9 @@ conns=0
 
 # ---- connect, verified I/O, disconnect ----
 t0=$(date +%s)
-check "nvme connect -t rdma $IP0:$PORT" connect
-c=$(ctrl) && wait_live "$c"
-dev=$(ns_dev)
+check "nvme connect -t rdma $IP0:$PORT" nvme_connect
+c=$(nvme_ctrl) && nvme_wait_live "$c"
+dev=$(nvme_ns_dev)
 check "controller ${c:-?} live, namespace ${dev:-missing}" test -n "$dev"
 log "connect took $(($(date +%s) - t0))s"
 queues=$(delta rxe0 cm_tx_msgs rtu)
@@ -137,7 +82,7 @@ show_counters rxe0
 t0=$(date +%s)
 bad=0
 for i in $(seq $ROUNDS); do
-	if connect && c=$(ctrl) && wait_live "$c" && disconnect; then
+	if nvme_connect && c=$(nvme_ctrl) && nvme_wait_live "$c" && disconnect; then
 		:
 	else
 		bad=$((bad + 1))
@@ -150,9 +95,9 @@ log "$ROUNDS rounds took $(($(date +%s) - t0))s"
 check "no controller left" wait_gone "/sys/class/nvme/nvme*" 30
 
 # ---- controller reset under I/O ----
-check "connect for the reset" connect
-c=$(ctrl) && wait_live "$c"
-dev=$(ns_dev)
+check "connect for the reset" nvme_connect
+c=$(nvme_ctrl) && nvme_wait_live "$c"
+dev=$(nvme_ns_dev)
 check "namespace ${dev:-missing} back" test -n "$dev"
 conns=$((conns + 1))
 check "the first pattern survived reconnects" read_same "$dev" "$T/p4"
@@ -171,7 +116,7 @@ sleep 1
 check "writer running when the reset is issued" kill -0 $writer
 t0=$(date +%s)
 check "nvme reset /dev/$c" timeout "$ULP_TIMEOUT" nvme reset "/dev/$c"
-check "$c live again after the reset" wait_live "$c"
+check "$c live again after the reset" nvme_wait_live "$c"
 log "reset took $(($(date +%s) - t0))s"
 conns=$((conns + 1))
 sleep 1

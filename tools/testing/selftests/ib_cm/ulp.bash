@@ -168,3 +168,65 @@ cm_conns() {
 		expect "$dev" cm_rx_duplicates $m -eq 0
 	done
 }
+
+# ---- the NVMe-oF host (nvme_rdma.sh, stress/nvme_recreate.sh) -------------
+# Of the subsystem $NQN, served at $IP0 port $PORT.
+
+# nvme_state NVME: the controller's state, "gone" once it has gone.
+nvme_state() { cat "/sys/class/nvme/$1/state" 2>/dev/null || echo gone; }
+
+# nvme_ctrl: the name (nvmeN) of the controller connected to $NQN.
+nvme_ctrl() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ -e "$c/subsysnqn" ] || continue
+		if [ "$(cat "$c/subsysnqn")" = "$NQN" ]; then
+			basename "$c"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# nvme_ns_dev [SECONDS]: the block device of namespace 1 of $NQN (the
+# multipath head or the controller's own namespace), once it and its
+# device node have appeared, within SECONDS (30).
+# shellcheck disable=SC2120 # SECONDS has a default
+nvme_ns_dev() {
+	local b
+	for _ in $(seq $((${1:-30} * 5))); do
+		for b in /sys/block/nvme*n1; do
+			case ${b##*/} in *c*) continue ;; esac
+			# A multipath head's parent is the subsystem, a plain
+			# namespace's the controller: both show subsysnqn.
+			if [ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$NQN" ] &&
+				[ -b "/dev/${b##*/}" ]; then
+				echo "/dev/${b##*/}"
+				return 0
+			fi
+		done
+		sleep 0.2
+	done
+	return 1
+}
+
+# nvme_connect [OPTION...]: nvme connect to $NQN with OPTIONs; what nvme
+# said when it fails.
+# shellcheck disable=SC2120 # as do the OPTIONs
+nvme_connect() {
+	timeout "$ULP_TIMEOUT" nvme connect -t rdma -a "$IP0" -s "$PORT" -n "$NQN" "$@" \
+		>"$T/connect.out" 2>&1 && return 0
+	sed 's/^/# nvme connect: /' "$T/connect.out"
+	return 1
+}
+
+# nvme_wait_live NVME [SECONDS]: wait until the controller is "live",
+# within SECONDS (60); its state when it is not.
+nvme_wait_live() {
+	for _ in $(seq $((${2:-60} * 5))); do
+		[ "$(nvme_state "$1")" = live ] && return 0
+		sleep 0.2
+	done
+	log "$1 state: $(nvme_state "$1")"
+	return 1
+}

@@ -126,67 +126,19 @@ subsys_down() {
 
 # ---- the host --------------------------------------------------------------
 
-# ctrl: the name (nvmeN) of the controller connected to $NQN.
-ctrl() {
-	local c
-	for c in /sys/class/nvme/nvme*; do
-		[ -e "$c/subsysnqn" ] || continue
-		if [ "$(cat "$c/subsysnqn")" = "$NQN" ]; then
-			basename "$c"
-			return 0
-		fi
-	done
-	return 1
-}
-
-# ns_dev: the block device of namespace 1 of $NQN (the multipath head or
-# the controller's own namespace), once it has appeared.
-ns_dev() {
-	local b i
-	for i in $(seq 50); do
-		for b in /sys/block/nvme*n1; do
-			case ${b##*/} in *c*) continue ;; esac
-			[ -e "$b" ] || continue
-			if [ "$(cat "$b/device/subsysnqn" 2>/dev/null)" = "$NQN" ] &&
-				[ -b "/dev/${b##*/}" ]; then
-				echo "/dev/${b##*/}"
-				return 0
-			fi
-		done
-		sleep 0.2
-	done
-	return 1
-}
-
-connect() {
-	timeout "$ULP_TIMEOUT" nvme connect -t rdma -a "$IP0" -s $PORT -n "$NQN" \
-		--reconnect-delay=1 --ctrl-loss-tmo=30 >"$T/connect.out" 2>&1 || {
-		sed 's/^/# nvme connect: /' "$T/connect.out"
-		return 1
-	}
-}
-
-state() { cat "/sys/class/nvme/$1/state" 2>/dev/null || echo gone; }
-
-wait_live() {
-	local i
-	for i in $(seq 150); do
-		[ "$(state "$1")" = live ] && return 0
-		sleep 0.2
-	done
-	log "$1 state: $(state "$1")"
-	return 1
-}
+# rconnect: connect with a reconnect delay of 1 s, the controller lost
+# after 30 s.
+rconnect() { nvme_connect --reconnect-delay=1 --ctrl-loss-tmo=30; }
 
 # up: a live controller and its namespace: $c and $dev.  A controller
 # that is not live or has lost its namespace is replaced (once).
 up() {
-	c=$(ctrl) || { connect && c=$(ctrl); } || return 1
-	wait_live "$c" && dev=$(ns_dev) && return 0
-	log "$c: $(state "$c"), namespace ${dev:-missing}: connecting afresh"
+	c=$(nvme_ctrl) || { rconnect && c=$(nvme_ctrl); } || return 1
+	nvme_wait_live "$c" 30 && dev=$(nvme_ns_dev 10) && return 0
+	log "$c: $(nvme_state "$c"), namespace ${dev:-missing}: connecting afresh"
 	timeout "$ULP_TIMEOUT" nvme disconnect -n "$NQN" >/dev/null 2>&1
 	wait_gone "/sys/class/nvme/$c" 30
-	connect && c=$(ctrl) && wait_live "$c" && dev=$(ns_dev)
+	rconnect && c=$(nvme_ctrl) && nvme_wait_live "$c" 30 && dev=$(nvme_ns_dev 10)
 }
 
 # The writer: 4 MiB O_DIRECT passes until $T/stop; never creates a file
@@ -351,7 +303,7 @@ round() {
 		return 1
 	fi
 	result 1 "$tag: controller live, namespace there before the teardown"
-	log "$tag: $c $(state "$c"), $dev"
+	log "$tag: $c $(nvme_state "$c"), $dev"
 	writer_start "$dev"
 	sleep 1
 	echo >"$TRACE/trace"
@@ -393,14 +345,14 @@ round() {
 	mark "round $tag: re-created"
 	t_out=${EPOCHREALTIME/./}
 	for ((i = 0; i < WAIT_OUTCOME * 10; i++)); do
-		case $(state "$c") in
+		case $(nvme_state "$c") in
 		live) outcome=live ;;
 		gone) outcome=gone ;;
 		esac
 		[ -n "$outcome" ] && break
 		sleep 0.1
 	done
-	outcome=${outcome:-"still $(state "$c")"}
+	outcome=${outcome:-"still $(nvme_state "$c")"}
 	t_out=$(((${EPOCHREALTIME/./} - t_out) / 100000))
 	t_out=$((t_out / 10)).$((t_out % 10))
 	mark "round $tag: outcome $outcome after ${t_out}s"
@@ -480,7 +432,7 @@ echo 1 >"$TRACE/tracing_on"
 check "nvmet subsystem $NQN with /dev/ram0" subsys_up 1
 check "nvmet rdma port $IP0:$PORT linked" port_up
 check "nvmet-rdma listens on $PORT" wait_listen $PORT
-check "nvme connect (reconnect delay 1 s, controller loss 30 s)" connect
+check "nvme connect (reconnect delay 1 s, controller loss 30 s)" rconnect
 
 for r in $(seq "$ROUNDS"); do
 	round allowed "$r"
