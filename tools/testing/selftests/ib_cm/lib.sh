@@ -106,20 +106,21 @@ CM_DROPS="short version method attribute field nomem unmatched"
 # costs seconds under emulation.
 declare -A snapshot
 
-# snap DEV: remember DEV's counters; delta DEV GROUP MSG is relative to it
-# (GROUP cm_rx_drops with a reason for MSG, where the group exists).
+# snap DEV [NAME]: remember DEV's counters, as NAME (DEV's name when there
+# is none); delta DEV GROUP MSG [NAME] is relative to it (GROUP
+# cm_rx_drops with a reason for MSG, where the group exists).
 snap() {
-	local g m v d=/sys/class/infiniband/$1/ports/1
+	local g m v d=/sys/class/infiniband/$1/ports/1 as=${2:-$1}
 	for g in $CM_GROUPS; do
 		for m in $CM_MSGS; do
 			read -r v <"$d/$g/$m"
-			snapshot[$1/$g/$m]=$v
+			snapshot[$as/$g/$m]=$v
 		done
 	done
 	if [ -d "$d/cm_rx_drops" ]; then
 		for m in $CM_DROPS; do
 			read -r v <"$d/cm_rx_drops/$m"
-			snapshot[$1/cm_rx_drops/$m]=$v
+			snapshot[$as/cm_rx_drops/$m]=$v
 		done
 	fi
 }
@@ -127,8 +128,12 @@ snap() {
 delta() {
 	local v
 	read -r v <"/sys/class/infiniband/$1/ports/1/$2/$3"
-	echo $((v - ${snapshot[$1/$2/$3]}))
+	echo $((v - ${snapshot[${4:-$1}/$2/$3]}))
 }
+
+# snap_diff FROM TO GROUP MSG: the counter's change from snapshot FROM to
+# snapshot TO.
+snap_diff() { echo $((${snapshot[$2/$3/$4]} - ${snapshot[$1/$3/$4]})); }
 
 # expect DEV GROUP MSG OP N: assert on a counter delta, e.g.
 # "expect rxe0 cm_tx_msgs req -eq 1".

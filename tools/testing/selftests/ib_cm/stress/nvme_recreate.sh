@@ -170,29 +170,13 @@ writer_stop() {
 
 # ---- what the CM did -------------------------------------------------------
 
-declare -A cs
-
-# csnap NAME: rxe0's CM counters now, as NAME.
-csnap() {
-	local g m v d=/sys/class/infiniband/rxe0/ports/1
-	for g in $CM_GROUPS; do
-		for m in $CM_MSGS; do
-			read -r v <"$d/$g/$m"
-			cs[$1/$g/$m]=$v
-		done
-	done
-}
-
-# cdiff FROM TO GROUP MSG: the counter's change from snapshot FROM to TO.
-cdiff() { echo $((${cs[$2/$3/$4]} - ${cs[$1/$3/$4]})); }
-
 # cline FROM TO: every counter that moved, "tx_msgs{req=2 rej=1} ...".
 cline() {
 	local g m d line out=''
 	for g in $CM_GROUPS; do
 		line=''
 		for m in $CM_MSGS; do
-			d=$(cdiff "$1" "$2" "$g" "$m")
+			d=$(snap_diff "$1" "$2" "$g" "$m")
 			[ "$d" = 0 ] || line="$line $m=$d"
 		done
 		[ -z "$line" ] || out="$out ${g#cm_}{${line# }}"
@@ -201,11 +185,7 @@ cline() {
 }
 
 # rej_since NAME: REJs sent since snapshot NAME.
-rej_since() {
-	local v
-	read -r v </sys/class/infiniband/rxe0/ports/1/cm_tx_msgs/rej
-	echo $((v - ${cs[$1/cm_tx_msgs/rej]}))
-}
+rej_since() { delta rxe0 cm_tx_msgs rej "$1"; }
 
 # mark TEXT: a line in the test log and in the trace.  (The trace runs on
 # the "global" clock, the kernel log's: a round's first mark goes to the
@@ -308,7 +288,7 @@ round() {
 	sleep 1
 	echo >"$TRACE/trace"
 	round_dmesg=$(dmesg | wc -l)
-	csnap r0
+	snap rxe0 r0
 	echo "ibcm: round $tag: teardown" >/dev/kmsg
 	mark "round $tag: teardown"
 	port_down
@@ -321,7 +301,7 @@ round() {
 	done
 	check "$tag: a reconnect was rejected while no port existed (REJ sent: $(rej_since r0))" \
 		test "$(rej_since r0)" -ge 1
-	csnap r1
+	snap rxe0 r1
 	[ "$order" = allowed ] && allow=1
 	mark "round $tag: re-creating (host allowed: $allow)"
 	subsys_up $allow
@@ -359,7 +339,7 @@ round() {
 	writer_stop
 	# Let the messages of the outcome (a refused controller's DREQs) end.
 	quiesce 1 10 rxe0
-	csnap r2
+	snap rxe0 r2
 	timeline "$tl"
 	log "$tag: teardown: $(cline r0 r1)"
 	log "$tag: re-creation: $(cline r1 r2)"
@@ -367,11 +347,11 @@ round() {
 
 	# Every REQ answered: each REQ the host sent (less resends) was
 	# received and answered by a REP or a REJ; none was resent.
-	req=$(($(cdiff r0 r2 cm_tx_msgs req) - $(cdiff r0 r2 cm_tx_retries req)))
-	rep=$(cdiff r0 r2 cm_tx_msgs rep)
-	rej=$(cdiff r0 r2 cm_tx_msgs rej)
-	check "$tag: no REQ resent ($(cdiff r0 r2 cm_tx_retries req)) or received twice ($(cdiff r0 r2 cm_rx_duplicates req))" \
-		test "$(cdiff r0 r2 cm_tx_retries req)" = 0 -a "$(cdiff r0 r2 cm_rx_duplicates req)" = 0
+	req=$(($(snap_diff r0 r2 cm_tx_msgs req) - $(snap_diff r0 r2 cm_tx_retries req)))
+	rep=$(snap_diff r0 r2 cm_tx_msgs rep)
+	rej=$(snap_diff r0 r2 cm_tx_msgs rej)
+	check "$tag: no REQ resent ($(snap_diff r0 r2 cm_tx_retries req)) or received twice ($(snap_diff r0 r2 cm_rx_duplicates req))" \
+		test "$(snap_diff r0 r2 cm_tx_retries req)" = 0 -a "$(snap_diff r0 r2 cm_rx_duplicates req)" = 0
 	check "$tag: every REQ answered: $req REQs, $rep REPs + $rej REJs" test "$req" = $((rep + rej))
 	n=$(count "$tl" ' H event_handler .*(UNREACHABLE|CONNECT_ERROR)')
 	check "$tag: no host id saw UNREACHABLE or CONNECT_ERROR ($n)" test "$n" = 0
@@ -392,8 +372,8 @@ round() {
 	esac
 	win=-
 	[ "$order" = allowed ] || win=$(window "$tl")
-	d="dreq=$(cdiff r0 r2 cm_tx_msgs dreq)/$(cdiff r0 r2 cm_tx_retries dreq)"
-	d="$d drep=$(cdiff r0 r2 cm_tx_msgs drep)/$(cdiff r0 r2 cm_tx_retries drep)"
+	d="dreq=$(snap_diff r0 r2 cm_tx_msgs dreq)/$(snap_diff r0 r2 cm_tx_retries dreq)"
+	d="$d drep=$(snap_diff r0 r2 cm_tx_msgs drep)/$(snap_diff r0 r2 cm_tx_retries drep)"
 	summaries+=("$(printf '%-7s %d %-5s t=%-5s win=%-9s h_disc=%-6s req1=%-6s h_req=%d/%d rej8=%d/%d h_est=%d rej=%s rep=%s %s retries{req=%s rep=%s} dups{req=%s} writer=%s/%s' \
 		"$order" "$r" "${outcome// /_}" "$t_out" "$win" \
 		"$(first_t "$tl" ' H event_handler .*DISCONNECTED')" \
@@ -403,8 +383,8 @@ round() {
 		"$(count "$tl" ' H event_handler .*REJECTED \(8/8\)' "$LISTENING")" \
 		"$(count "$tl" ' H event_handler .*ESTABLISHED' "$LISTENING")" \
 		"$rej" "$rep" "$d" \
-		"$(cdiff r0 r2 cm_tx_retries req)" "$(cdiff r0 r2 cm_tx_retries rep)" \
-		"$(cdiff r0 r2 cm_rx_duplicates req)" "$w_ok" "$w_bad")")
+		"$(snap_diff r0 r2 cm_tx_retries req)" "$(snap_diff r0 r2 cm_tx_retries rep)" \
+		"$(snap_diff r0 r2 cm_rx_duplicates req)" "$w_ok" "$w_bad")")
 	log "summary ${summaries[-1]}"
 }
 
