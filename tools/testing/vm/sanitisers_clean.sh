@@ -10,15 +10,8 @@
 # first report, and then sees nothing more.  Each test checks its own
 # stretch of the log as well (lib.sh's dmesg_clean); this also covers the
 # boot and what happened between the tests.  TAP out, with lib.sh.
-set -uo pipefail
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-
-# shellcheck source=tools/testing/selftests/ib_cm/lib.sh
-. "$(dirname "$0")/../selftests/ib_cm/lib.sh"
-dmesg_mark
-
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-D=/sys/kernel/debug
+# shellcheck source=tools/testing/vm/sanitisers.bash
+. "$(dirname "$0")/sanitisers.bash"
 
 # The reports' first lines.  kmemleak's own lines come from the scans,
 # below, and from sanitisers_on.sh's scan of the boot.
@@ -34,13 +27,8 @@ check "no report in the kernel log ($(printf '%s' "$bad" | grep -c .) lines)" te
 # in two scans in a row; what the tests freed late (RCU, work items) goes
 # first.
 sleep 6
-echo scan >$D/kmemleak 2>/dev/null
-echo scan >$D/kmemleak 2>/dev/null
-leaks=$(cat $D/kmemleak 2>/dev/null)
-count=$(printf '%s\n' "$leaks" | grep -c '^unreferenced object')
-printf '%s\n' "$leaks" | head -n 400 | sed 's/^/# kmemleak: /'
+kmemleak_scan kmemleak 400
 check "kmemleak: no suspected leak after the tests ($count)" test "$count" = 0
 
-debug_locks=$(awk '$1 == "debug_locks:" { print $2 }' /proc/lockdep_stats 2>/dev/null)
-check "lockdep is still on (debug_locks ${debug_locks:-unknown})" test "$debug_locks" = 1
+check "lockdep is still on (debug_locks $(debug_locks))" test "$(debug_locks)" = 1
 finish

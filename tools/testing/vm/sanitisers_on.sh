@@ -9,15 +9,8 @@
 # listed and then cleared, so that sanitisers_clean.sh's scan reports
 # what the tests leaked; one with a module's frame in its allocation
 # fails here.  TAP out, with lib.sh.
-set -uo pipefail
-export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-
-# shellcheck source=tools/testing/selftests/ib_cm/lib.sh
-. "$(dirname "$0")/../selftests/ib_cm/lib.sh"
-dmesg_mark
-
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-D=/sys/kernel/debug
+# shellcheck source=tools/testing/vm/sanitisers.bash
+. "$(dirname "$0")/sanitisers.bash"
 
 want=${IBCM_KERNEL_RELEASE:-}
 check "the kernel built for this run: $(uname -r) (want ${want:-unknown})" \
@@ -25,7 +18,6 @@ check "the kernel built for this run: $(uname -r) (want ${want:-unknown})" \
 zcat /proc/config.gz >/tmp/ibcm-config 2>/dev/null
 config() { grep -qx "CONFIG_$1=y" /tmp/ibcm-config; }
 dmesg_has() { dmesg | grep -q "$1"; }
-debug_locks() { awk '$1 == "debug_locks:" { print $2 }' /proc/lockdep_stats 2>/dev/null; }
 for c in PROVE_LOCKING PROVE_RCU DEBUG_ATOMIC_SLEEP DEBUG_OBJECTS KFENCE DEBUG_KMEMLEAK; do
 	check "CONFIG_$c=y" config "$c"
 done
@@ -43,12 +35,7 @@ check "KFENCE is on: $(head -n 1 $D/kfence/stats 2>&1)" grep -qx 'enabled: 1' $D
 check "debugobjects are on: $(grep -m1 '^pool_free' $D/debug_objects/stats 2>&1)" \
 	test -r $D/debug_objects/stats
 check "kmemleak is on: a scan runs" sh -c "echo scan >$D/kmemleak"
-# Two scans: an object is reported once its contents stayed the same
-# from one scan to the next.
-echo scan >$D/kmemleak 2>/dev/null
-leaks=$(cat $D/kmemleak 2>/dev/null)
-count=$(printf '%s\n' "$leaks" | grep -c '^unreferenced object')
-printf '%s\n' "$leaks" | head -n 200 | sed 's/^/# boot kmemleak: /'
+kmemleak_scan "boot kmemleak" 200
 mod=$(printf '%s\n' "$leaks" | grep -E '\[[a-z0-9_]+\]$' | head -n 20)
 check "kmemleak: $count suspects from the boot, none in a module" test -z "$mod"
 echo clear >$D/kmemleak 2>/dev/null
