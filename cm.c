@@ -3408,6 +3408,17 @@ static void cm_recv_rtu(struct cm_id_priv *p, struct cm_work *work)
 	cm_deliver(p, &event);
 }
 
+/*
+ * An MRA gives the peer @timeout_ms more: the message it acknowledges, the
+ * id's outstanding one, is resent only after that.  False when there is
+ * no such message or its send was already done.
+ */
+static bool cm_extend_msg(struct cm_id_priv *p, int timeout_ms)
+{
+	lockdep_assert_held(&p->lock);
+	return p->msg && !cm_msg_dev(p->msg)->tp->modify(p->msg, timeout_ms);
+}
+
 static struct cm_id_priv *cm_get_mra(struct cm_port *port,
 				     struct ib_mad_recv_wc *recv_wc,
 				     bool answer)
@@ -3438,21 +3449,19 @@ static void cm_recv_mra(struct cm_id_priv *p, struct cm_work *work)
 	timeout = cm_iba_to_ms(service_timeout) + cm_iba_to_ms(p->av.timeout);
 	switch (p->id.state) {
 	case IB_CM_REQ_SENT:
-		if (mraed != CM_MSG_RESPONSE_REQ || !p->msg ||
-		    cm_msg_dev(p->msg)->tp->modify(p->msg, timeout))
+		if (mraed != CM_MSG_RESPONSE_REQ || !cm_extend_msg(p, timeout))
 			goto drop;
 		cm_set_state(p, IB_CM_MRA_REQ_RCVD, CM_RECV_MRA);
 		break;
 	case IB_CM_REP_SENT:
-		if (mraed != CM_MSG_RESPONSE_REP || !p->msg ||
-		    cm_msg_dev(p->msg)->tp->modify(p->msg, timeout))
+		if (mraed != CM_MSG_RESPONSE_REP || !cm_extend_msg(p, timeout))
 			goto drop;
 		cm_set_state(p, IB_CM_MRA_REP_RCVD, CM_RECV_MRA);
 		break;
 	case IB_CM_ESTABLISHED:
 		if (mraed != CM_MSG_RESPONSE_OTHER ||
-		    p->id.lap_state != IB_CM_LAP_SENT || !p->msg ||
-		    cm_msg_dev(p->msg)->tp->modify(p->msg, timeout)) {
+		    p->id.lap_state != IB_CM_LAP_SENT ||
+		    !cm_extend_msg(p, timeout)) {
 			if (p->id.lap_state == IB_CM_MRA_LAP_RCVD)
 				goto dup;
 			goto drop;
