@@ -6399,11 +6399,32 @@ module_init(ib_cm_init);
 module_exit(ib_cm_cleanup);
 
 /*
- * The KUnit suites (cm_kunit.c, from tools/testing/kunit) are compiled
- * into this file when CONFIG_INFINIBAND_CM_KUNIT_TEST is set, so that they
- * reach the static functions they test; the code above is the same with
- * or without them.
+ * The KUnit suites (tools/testing/kunit/cm_kunit_*.c; next to this file in
+ * the kernel tree) are compiled into this file when
+ * CONFIG_INFINIBAND_CM_KUNIT_TEST is set, so that they reach the static
+ * functions they test; the code above is the same with or without them.
+ * Each harness serves the suites listed after it, up to the next one.
+ * cm_trace.h left CREATE_TRACE_POINTS defined, which would define again
+ * the tracepoints of the trace headers the suites include.
  */
 #if IS_ENABLED(CONFIG_INFINIBAND_CM_KUNIT_TEST)
-#include "cm_kunit.c"
+#undef CREATE_TRACE_POINTS
+#include "cm_kunit_wire.c"	/* ib_cm_wire: the wire codec */
+#include "cm_kunit_arith.c"	/* ib_cm_arithmetic: timeouts, reject texts */
+#include "cm_kunit_ids.c"	/* harness: ids without a transport */
+#include "cm_kunit_listen.c"	/* ib_cm_listen: the listen table */
+#include "cm_kunit_sm.c"	/* ib_cm_state_machine: the transition tables */
+#include "cm_kunit_misuse.c"	/* ib_cm_api_misuse */
+#include "cm_kunit_qp.c"	/* ib_cm_qp_attr: INIT, RTR and RTS */
+#include "cm_kunit_hostile.c"	/* ib_cm_hostile: MADs to drop or classify */
+#include "cm_kunit_fake.c"	/* harness: the fake MAD transport */
+#include "cm_kunit_active.c"	/* ib_cm_active: the active side */
+#include "cm_kunit_passive.c"	/* ib_cm_passive: the passive side */
+#include "cm_kunit_sidr_lap.c"	/* ib_cm_sidr_lap: SIDR; LAP and APR */
+#include "cm_kunit_dup.c"	/* ib_cm_duplicates: duplicates, stale */
+#include "cm_kunit_contract.c"	/* ib_cm_contract: the handler contract */
+#include "cm_kunit_states.c"	/* ib_cm_states: destroy, time out */
+#include "cm_kunit_floods.c"	/* ib_cm_floods: bounded backlogs */
+#include "cm_kunit_order.c"	/* ib_cm_ordering: arrival order */
+#include "cm_kunit_faults.c"	/* ib_cm_alloc_faults: allocations fail */
 #endif

@@ -132,8 +132,7 @@ tracepoints, so cm_trace.c goes.
 EOF
 
 # 0002: the KUnit suites and their Kconfig symbol.
-cp "$IBCM_SRC/tools/testing/kunit/cm_kunit.c" \
-	"$IBCM_SRC/tools/testing/kunit/cm_kunit_proto.c" "$repo/$CORE/"
+cp "$IBCM_SRC"/tools/testing/kunit/cm_kunit_*.c "$repo/$CORE/"
 edit_tree <<'EOF'
 edit('drivers/infiniband/Kconfig', '\nconfig INFINIBAND_USER_MAD\n',
      '\nconfig INFINIBAND_CM_KUNIT_TEST\n'
@@ -150,8 +149,7 @@ edit('drivers/infiniband/Kconfig', '\nconfig INFINIBAND_USER_MAD\n',
      '\nconfig INFINIBAND_USER_MAD\n')
 edit('MAINTAINERS', 'F:\tdrivers/infiniband/core/cm.c\n',
      'F:\tdrivers/infiniband/core/cm.c\n'
-     'F:\tdrivers/infiniband/core/cm_kunit.c\n'
-     'F:\tdrivers/infiniband/core/cm_kunit_proto.c\n')
+     'F:\tdrivers/infiniband/core/cm_kunit_*.c\n')
 EOF
 g_commit <<'EOF'
 RDMA/cm: Add KUnit suites
