@@ -386,9 +386,12 @@ struct fk_qp_case {
 };
 
 static const struct fk_qp_case fk_active_qp_cases[] = {
-	{ IB_QPT_RC, CM_REQ_TRANSPORT_RC, "RC" },
-	{ IB_QPT_UC, CM_REQ_TRANSPORT_UC, "UC" },
-	{ IB_QPT_XRC_INI, CM_REQ_TRANSPORT_EXTENDED, "XRC" },
+	{ .qp_type = IB_QPT_RC, .transport = CM_REQ_TRANSPORT_RC,
+	  .name = "RC" },
+	{ .qp_type = IB_QPT_UC, .transport = CM_REQ_TRANSPORT_UC,
+	  .name = "UC" },
+	{ .qp_type = IB_QPT_XRC_INI, .transport = CM_REQ_TRANSPORT_EXTENDED,
+	  .name = "XRC" },
 };
 
 static void fk_qp_desc(const struct fk_qp_case *c, char *desc)

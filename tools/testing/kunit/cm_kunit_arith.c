@@ -15,9 +15,11 @@ struct cm_kunit_ms_case {
 };
 
 static const struct cm_kunit_ms_case cm_kunit_ms_cases[] = {
-	{ 0, 1 }, { 1, 1 }, { 7, 1 }, { 8, 1 }, { 9, 2 }, { 10, 4 },
-	{ 14, 64 }, { 16, 256 }, { 20, 4096 }, { 24, 65536 },
-	{ 30, 1 << 22 }, { 31, 1 << 23 },
+	{ .t = 0, .ms = 1 }, { .t = 1, .ms = 1 }, { .t = 7, .ms = 1 },
+	{ .t = 8, .ms = 1 }, { .t = 9, .ms = 2 }, { .t = 10, .ms = 4 },
+	{ .t = 14, .ms = 64 }, { .t = 16, .ms = 256 }, { .t = 20, .ms = 4096 },
+	{ .t = 24, .ms = 65536 }, { .t = 30, .ms = 1 << 22 },
+	{ .t = 31, .ms = 1 << 23 },
 };
 
 static void cm_kunit_ms_desc(const struct cm_kunit_ms_case *c, char *desc)
@@ -46,20 +48,27 @@ struct cm_kunit_ack_case {
  * never beyond 31.
  */
 static const struct cm_kunit_ack_case cm_kunit_ack_cases[] = {
-	{ 0, 0, 2 },		/* 2^1 + 2^0: exponents adjacent */
-	{ 1, 0, 2 },		/* 2^1 + 2^1 = 2^2 */
-	{ 3, 1, 4 },		/* 2^2 + 2^3 */
-	{ 10, 14, 15 },		/* the round trip dominates */
-	{ 14, 14, 16 },
-	{ 15, 14, 16 },		/* equal exponents double */
-	{ 16, 14, 17 },
-	{ 17, 14, 17 },		/* the ACK delay dominates */
-	{ 20, 5, 20 },
-	{ 16, 0, 16 },
-	{ 0, 30, 31 },
-	{ 31, 0, 31 },
-	{ 31, 31, 31 },		/* capped at the 5-bit maximum */
-	{ 30, 30, 31 },
+	/* 2^1 + 2^0: exponents adjacent */
+	{ .ca_ack_delay = 0, .packet_life_time = 0, .timeout = 2 },
+	/* 2^1 + 2^1 = 2^2 */
+	{ .ca_ack_delay = 1, .packet_life_time = 0, .timeout = 2 },
+	/* 2^2 + 2^3 */
+	{ .ca_ack_delay = 3, .packet_life_time = 1, .timeout = 4 },
+	/* the round trip dominates */
+	{ .ca_ack_delay = 10, .packet_life_time = 14, .timeout = 15 },
+	{ .ca_ack_delay = 14, .packet_life_time = 14, .timeout = 16 },
+	/* equal exponents double */
+	{ .ca_ack_delay = 15, .packet_life_time = 14, .timeout = 16 },
+	{ .ca_ack_delay = 16, .packet_life_time = 14, .timeout = 17 },
+	/* the ACK delay dominates */
+	{ .ca_ack_delay = 17, .packet_life_time = 14, .timeout = 17 },
+	{ .ca_ack_delay = 20, .packet_life_time = 5, .timeout = 20 },
+	{ .ca_ack_delay = 16, .packet_life_time = 0, .timeout = 16 },
+	{ .ca_ack_delay = 0, .packet_life_time = 30, .timeout = 31 },
+	{ .ca_ack_delay = 31, .packet_life_time = 0, .timeout = 31 },
+	/* capped at the 5-bit maximum */
+	{ .ca_ack_delay = 31, .packet_life_time = 31, .timeout = 31 },
+	{ .ca_ack_delay = 30, .packet_life_time = 30, .timeout = 31 },
 };
 
 static void cm_kunit_ack_desc(const struct cm_kunit_ack_case *c, char *desc)
@@ -114,13 +123,13 @@ struct cm_kunit_rej_case {
 
 static const struct cm_kunit_rej_case cm_kunit_rej_cases[] = {
 	CM_KUNIT_STOCK_REJ_TEXTS
-	{ 34, CM_KUNIT_STOCK_REJ_DEFAULT },
-	{ 0, CM_KUNIT_STOCK_REJ_DEFAULT },
-	{ 36, CM_KUNIT_STOCK_REJ_DEFAULT },
-	{ -1, CM_KUNIT_STOCK_REJ_DEFAULT },
-	{ 1000, CM_KUNIT_STOCK_REJ_DEFAULT },
-	{ INT_MIN, CM_KUNIT_STOCK_REJ_DEFAULT },
-	{ INT_MAX, CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ .reason = 34, .text = CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ .reason = 0, .text = CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ .reason = 36, .text = CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ .reason = -1, .text = CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ .reason = 1000, .text = CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ .reason = INT_MIN, .text = CM_KUNIT_STOCK_REJ_DEFAULT },
+	{ .reason = INT_MAX, .text = CM_KUNIT_STOCK_REJ_DEFAULT },
 };
 
 /* The stock texts were there to compare with, all 34 of them. */

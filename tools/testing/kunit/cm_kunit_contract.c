@@ -287,14 +287,14 @@ struct fk_enomem_case {
 };
 
 static const struct fk_enomem_case fk_enomem_cases[] = {
-	{ "REQ_RCVD: silent, the peer retries", IB_CM_REQ_RECEIVED, false,
-	  IB_CM_REQ_RCVD, false },
-	{ "MRA_REQ_SENT: rejected", IB_CM_REQ_RECEIVED, true,
-	  IB_CM_MRA_REQ_SENT, true },
-	{ "REP_RCVD: rejected", IB_CM_REP_RECEIVED, false, IB_CM_REP_RCVD,
-	  true },
-	{ "MRA_REP_SENT: rejected", IB_CM_REP_RECEIVED, true,
-	  IB_CM_MRA_REP_SENT, true },
+	{ .desc = "REQ_RCVD: silent, the peer retries",
+	  .on = IB_CM_REQ_RECEIVED, .state = IB_CM_REQ_RCVD },
+	{ .desc = "MRA_REQ_SENT: rejected", .on = IB_CM_REQ_RECEIVED,
+	  .mra_first = true, .state = IB_CM_MRA_REQ_SENT, .rej = true },
+	{ .desc = "REP_RCVD: rejected", .on = IB_CM_REP_RECEIVED,
+	  .state = IB_CM_REP_RCVD, .rej = true },
+	{ .desc = "MRA_REP_SENT: rejected", .on = IB_CM_REP_RECEIVED,
+	  .mra_first = true, .state = IB_CM_MRA_REP_SENT, .rej = true },
 };
 
 static void fk_enomem_desc(const struct fk_enomem_case *c, char *desc)

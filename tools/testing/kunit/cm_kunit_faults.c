@@ -386,11 +386,11 @@ struct fk_sweep_case {
 };
 
 static const struct fk_sweep_case fk_sweep_cases[] = {
-	{ "active connect and destroy", fk_sweep_active },
-	{ "passive connect and DREQ", fk_sweep_passive },
-	{ "SIDR, requesting", fk_sweep_sidr_active },
-	{ "SIDR, answering", fk_sweep_sidr_passive },
-	{ "REQ without a listener", fk_sweep_no_listener },
+	{ .name = "active connect and destroy", .run = fk_sweep_active },
+	{ .name = "passive connect and DREQ", .run = fk_sweep_passive },
+	{ .name = "SIDR, requesting", .run = fk_sweep_sidr_active },
+	{ .name = "SIDR, answering", .run = fk_sweep_sidr_passive },
+	{ .name = "REQ without a listener", .run = fk_sweep_no_listener },
 };
 
 static void fk_sweep_desc(const struct fk_sweep_case *c, char *desc)

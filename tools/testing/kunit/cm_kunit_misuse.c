@@ -271,9 +271,13 @@ struct cm_kunit_misuse_case {
 	bool port;	/* a port without MAD agents: sends fail -ENODEV */
 };
 
-#define MISUSE(d, s, c, r, a)		{ d, s, IB_CM_LAP_UNINIT, c, r, a, false }
-#define MISUSE_PORT(d, s, c, r, a)	{ d, s, IB_CM_LAP_UNINIT, c, r, a, true }
-#define MISUSE_LAP(d, s, l, c, r, a)	{ d, s, l, c, r, a, false }
+#define MISUSE_LAP(d, s, l, c, r, a)					\
+	{ .desc = d, .state = s, .lap_state = l, .call = c, .ret = r,	\
+	  .after = a }
+#define MISUSE(d, s, c, r, a)	MISUSE_LAP(d, s, IB_CM_LAP_UNINIT, c, r, a)
+#define MISUSE_PORT(d, s, c, r, a)					\
+	{ .desc = d, .state = s, .lap_state = IB_CM_LAP_UNINIT, .call = c, \
+	  .ret = r, .after = a, .port = true }
 
 static const struct cm_kunit_misuse_case cm_kunit_misuse_cases[] = {
 	MISUSE("REP from IDLE", IB_CM_IDLE, call_rep_ok, -EINVAL, IB_CM_IDLE),

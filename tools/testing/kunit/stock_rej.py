@@ -51,7 +51,7 @@ def main():
     ]
     for name, text in entries:
         text = " ".join(t.strip() for t in text.split("\n")).strip()
-        lines.append(f"\t{{ {name}, {text} }}, \\")
+        lines.append(f"\t{{ .reason = {name}, .text = {text} }}, \\")
     lines.append("")
     out = "\n".join(lines) + "\n"
 
