@@ -39,7 +39,8 @@ endif
 KBUILD_ARGS ?=
 SOURCES := cm.c cm_msgs.h cm_trace.h include/rdma/ib_cm.h include/core_priv.h
 TOOL_SOURCES := tools/testing/fuzz/cm_fuzz.c tools/testing/fuzz/cm_peer.c \
-	tools/testing/fuzz/cm_slow.c
+	tools/testing/fuzz/cm_slow.c \
+	$(sort $(wildcard $(SRC)/tools/testing/kunit/cm_kunit_*.c))
 
 all: modules
 

@@ -10,7 +10,8 @@
 #   build:       W=1 with warnings as errors
 #   sparse:      C=2, any warning fails
 #   checkpatch:  --strict over cm.c, cm_msgs.h, cm_trace.h, include/rdma/ib_cm.h
-#                and the fuzz tools (tools/testing/fuzz/*.c)
+#                the fuzz tools (tools/testing/fuzz/*.c) and the KUnit
+#                suites (tools/testing/kunit/cm_kunit_*.c)
 #   abi:         tools/testing/abi/check.sh, when it exists
 #   man:         tools/testing/man/check.sh (kernel-doc, man pages, the
 #                design document's transition tables against cm.c)

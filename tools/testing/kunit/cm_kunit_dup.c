@@ -280,8 +280,9 @@ static char *fk_listing(struct kunit *test)
 	return m.buf;
 }
 
-static void fk_expect_listed(struct kunit *test, const char *listing,
-			     const char *fmt, ...)
+static __printf(3, 4) void fk_expect_listed(struct kunit *test,
+					    const char *listing,
+					    const char *fmt, ...)
 {
 	char want[160];
 	va_list ap;
