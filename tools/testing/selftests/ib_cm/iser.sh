@@ -83,8 +83,7 @@ command -v iscsiadm >/dev/null || skip_all "no open-iscsi"
 net_one
 configfs_up
 ram_disk 64
-refs0=$(cm_refs)
-log "CM modules before: $refs0"
+cm_refs_before
 modprobe_all target_core_mod target_core_iblock iscsi_target_mod ib_isert ib_iser
 
 # ---- target ----
@@ -164,10 +163,5 @@ log "$conns iSER connections (discovery and $((LOGINS + 1)) logins)"
 cm_conns rxe0 $conns
 
 # ---- teardown: everything must go ----
-ulp_cleanup
-rmmods ib_iser ib_isert iscsi_target_mod "${LIO_BACKENDS[@]}" target_core_mod brd
-refs1=$(cm_refs)
-log "CM modules after: $refs1"
-check "CM module references as before" test "$refs1" = "$refs0"
-no_cm_ids
+ulp_teardown ib_iser ib_isert iscsi_target_mod "${LIO_BACKENDS[@]}" target_core_mod brd
 finish

@@ -41,8 +41,7 @@ command -v nvme >/dev/null || skip_all "no nvme-cli"
 net_one
 configfs_up
 ram_disk 64
-refs0=$(cm_refs)
-log "CM modules before: $refs0"
+cm_refs_before
 modprobe_all nvmet nvmet_rdma nvme_rdma
 
 # ---- target ----
@@ -134,10 +133,5 @@ log "$conns controller associations of $queues queues"
 cm_conns rxe0 $((conns * queues))
 
 # ---- teardown: everything must go ----
-ulp_cleanup
-rmmods nvme_rdma nvmet_rdma nvmet brd
-refs1=$(cm_refs)
-log "CM modules after: $refs1"
-check "CM module references as before" test "$refs1" = "$refs0"
-no_cm_ids
+ulp_teardown nvme_rdma nvmet_rdma nvmet brd
 finish

@@ -74,8 +74,7 @@ do_logout() {
 net_one
 configfs_up
 ram_disk 64
-refs0=$(cm_refs)
-log "CM modules before: $refs0"
+cm_refs_before
 modprobe_all target_core_mod target_core_iblock ib_srpt ib_srp
 
 # ---- target ----
@@ -133,10 +132,5 @@ log "2 logins of $chans channels"
 cm_conns rxe0 $((2 * chans))
 
 # ---- teardown: everything must go ----
-ulp_cleanup
-rmmods ib_srp ib_srpt "${LIO_BACKENDS[@]}" target_core_mod brd
-refs1=$(cm_refs)
-log "CM modules after: $refs1"
-check "CM module references as before" test "$refs1" = "$refs0"
-no_cm_ids
+ulp_teardown ib_srp ib_srpt "${LIO_BACKENDS[@]}" target_core_mod brd
 finish

@@ -169,6 +169,26 @@ cm_conns() {
 	done
 }
 
+# cm_refs_before: the CM modules' references before the test loads its
+# ULPs, in $refs0, for ulp_teardown.
+cm_refs_before() {
+	refs0=$(cm_refs)
+	log "CM modules before: $refs0"
+}
+
+# ulp_teardown MODULE...: the test's own ulp_cleanup and MODULEs unloaded;
+# then the CM modules' references are those of cm_refs_before and no
+# rdma_cm id is left.
+ulp_teardown() {
+	local refs1
+	ulp_cleanup
+	rmmods "$@"
+	refs1=$(cm_refs)
+	log "CM modules after: $refs1"
+	check "CM module references as before" test "$refs1" = "$refs0"
+	no_cm_ids
+}
+
 # ---- the NVMe-oF host (nvme_rdma.sh, stress/nvme_recreate.sh) -------------
 # Of the subsystem $NQN, served at $IP0 port $PORT.
 

@@ -399,8 +399,7 @@ fi
 net_one
 configfs_up
 ram_disk 64
-refs0=$(cm_refs)
-log "CM modules before: $refs0"
+cm_refs_before
 modprobe_all nvmet nvmet_rdma nvme_rdma
 pattern p4 4
 echo 8192 >"$TRACE/buffer_size_kb"
@@ -433,10 +432,5 @@ for s in "${summaries[@]}"; do log "summary $s"; done
 check "controller live for the final disconnect" up
 check "nvme disconnect" sh -c "timeout $ULP_TIMEOUT nvme disconnect -n $NQN | grep -q 'disconnected 1 controller'"
 check "no controller left" wait_gone "/sys/class/nvme/nvme*" 30
-ulp_cleanup
-rmmods nvme_rdma nvmet_rdma nvmet brd
-refs1=$(cm_refs)
-log "CM modules after: $refs1"
-check "CM module references as before" test "$refs1" = "$refs0"
-no_cm_ids
+ulp_teardown nvme_rdma nvmet_rdma nvmet brd
 finish
