@@ -38,8 +38,31 @@ kscripts() {
 	[ -e "$hdr/checker-valid.sh" ] || install -m 755 "$dir/checker-valid.sh" "$hdr/"
 }
 
+# DKMS signs each module it builds with /var/lib/dkms/mok.key and, on a
+# machine that has none yet, first makes that key and its certificate.
+# Under emulation making an RSA key takes anything from seconds to
+# minutes, inside the time the DKMS test (selftests/ib_cm/dkms.sh) allows
+# the whole build, so the root gets its key here, made natively once: the
+# VM is then a machine that has signed a DKMS module before.
+dkms_key() {
+	local d=/var/lib/dkms
+	[ -f "$IBCM_ROOT$d/mok.key" ] && [ -f "$IBCM_ROOT$d/mok.pub" ] && return 0
+	[ -x "$IBCM_ROOT/usr/bin/openssl" ] || return 0
+	note "making DKMS's module signing key, $d/mok.key"
+	mkdir -p "$IBCM_ROOT$d"
+	"$IBCM_VM_DIR/inroot.sh" openssl req -x509 -new -nodes -newkey rsa:2048 \
+		-days 36500 -subj "/CN=ib_cm test root DKMS signing key" \
+		-addext extendedKeyUsage=codeSigning -keyout "$d/mok.key" \
+		-outform DER -out "$d/mok.pub" >/dev/null 2>&1 || {
+		echo "mkroot: openssl could not make $d/mok.key" >&2
+		rm -f "$IBCM_ROOT$d/mok.key" "$IBCM_ROOT$d/mok.pub"
+		return 1
+	}
+}
+
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
 	kscripts
+	dkms_key
 	echo "mkroot: $IBCM_ROOT is up to date"
 	exit 0
 fi
@@ -92,5 +115,6 @@ if [ ! -e "$IBCM_ROOT/lib/modules/$IBCM_KVER/build/Makefile" ]; then
 	exit 1
 fi
 kscripts
+dkms_key
 echo "$want" >"$stamp"
 note "ready after $(($(date +%s) - t0))s ($(du -sh "$IBCM_ROOT" 2>/dev/null | cut -f1))"
