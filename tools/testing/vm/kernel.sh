@@ -331,7 +331,7 @@ export IBCM_VM_APPEND=${IBCM_VM_APPEND:-kasan_multi_shot}
 # times the VM's limit, each test's limit (guest.sh) and its clients'
 # (lib.sh's IBCM_TIMEOUT), unless they are given.
 slow=${IBCM_KERNEL_SLOWDOWN:-3}
-export IBCM_VM_TIMEOUT=$((${IBCM_VM_TIMEOUT:-1500} * slow))
+export IBCM_VM_TIMEOUT=$((${IBCM_VM_TIMEOUT:-2400} * slow))
 
 tests=() params=("IBCM_TIMEOUT_SCALE=$slow" "IBCM_TIMEOUT=$((120 * slow))")
 for a in "$@"; do

@@ -53,7 +53,9 @@ append=()
 name=${bench:+bench}
 name=${name:-$mode}
 memory=2G
-vm_timeout=${IBCM_VM_TIMEOUT:-1500}
+# The whole suite's limit: about 1,300 s of tests under TCG here, the
+# DKMS build (selftests/ib_cm/dkms.sh) up to 400 s of them.
+vm_timeout=${IBCM_VM_TIMEOUT:-2400}
 if [ -n "$bench" ]; then
 	# shellcheck source=tools/testing/bench/config.sh
 	. "$IBCM_SRC/tools/testing/bench/config.sh"
