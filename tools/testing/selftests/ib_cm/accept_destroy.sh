@@ -47,10 +47,16 @@ log "client: $(cl started) started; $(cl rejected) rejected before the RTU," \
 	"refused), $(cl disconnected) disconnected, $(cl stayed) stayed," \
 	"$(cl failed) failed; an established one heard back within" \
 	"$(cl slowest_ms) ms at the most (of $WAIT_MS)"
+# The stock CM handles received MADs on a per-CPU workqueue: with two
+# CPUs a REJ can be handled while the REP before it still is, find no id
+# with that remote ID yet, and be dropped.  Seen once in 200 here: every
+# REJ received, one never delivered.
+stock_known_failure "now and then a REJ right behind its REP is received but never delivered"
 check "no connection stayed established with nothing more heard ($(cl stayed) of $N)" \
 	test "$(cl stayed)" -eq 0
 check "every connection accounted for: $(cl started) started, $rejected rejected + $(cl disconnected) disconnected = $N" \
 	test "$(cl started)" -eq "$N" -a $((rejected + $(cl disconnected))) -eq "$N"
+stock_known_failure ""
 check "no connection failed otherwise ($(cl failed))" test "$(cl failed)" -eq 0
 
 check "the CM settles" quiesce 3 30 rxe0 rxe1

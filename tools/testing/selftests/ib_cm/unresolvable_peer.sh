@@ -144,8 +144,12 @@ phase() {
 	# An answer given up on moves no counter: one more round, without a
 	# bound of 5 s, sees the flood's work done (on the stock module its
 	# REQ is queued behind all of it) before the next phase.
+	# On the stock module that was seen to take longer still, past 120 s
+	# (after the listener phase, its REP resent 22 times meanwhile).
 	local RPING_TIMEOUT=$((COUNT + 60))
+	stock_known_failure "one ordered workqueue: each answer to an unresolvable peer holds up every CM event for a second"
 	check "$name: rping after the flood" legit_rping "after-$name"
+	stock_known_failure ""
 	t=$(cat "$T/after-$name.time")
 	log "phase $name: the round after took $((t / 10)).$((t % 10))s"
 }
