@@ -29,14 +29,6 @@ ulp_cleanup() {
 }
 trap 'ulp_cleanup; cleanup' EXIT
 
-disconnect() {
-	if ! timeout "$ULP_TIMEOUT" nvme disconnect -n "$NQN" >"$T/disconnect.out" 2>&1 ||
-		! grep -q 'disconnected 1 controller' "$T/disconnect.out"; then
-		sed 's/^/# nvme disconnect: /' "$T/disconnect.out"
-		return 1
-	fi
-}
-
 command -v nvme >/dev/null || skip_all "no nvme-cli"
 net_one
 configfs_up
@@ -73,7 +65,7 @@ conns=$((conns + 1))
 pattern p4 4
 check "4 MiB written with O_DIRECT" write_dev "$T/p4" "$dev"
 check "4 MiB read back identical" read_same "$dev" "$T/p4"
-check "nvme disconnect" disconnect
+check "nvme disconnect" nvme_disconnect
 check "controller gone" wait_gone "/sys/class/nvme/${c:-none}" 30
 show_counters rxe0
 
@@ -81,7 +73,7 @@ show_counters rxe0
 t0=$(date +%s)
 bad=0
 for i in $(seq $ROUNDS); do
-	if nvme_connect && c=$(nvme_ctrl) && nvme_wait_live "$c" && disconnect; then
+	if nvme_connect && c=$(nvme_ctrl) && nvme_wait_live "$c" && nvme_disconnect; then
 		:
 	else
 		bad=$((bad + 1))
@@ -124,7 +116,7 @@ timeout "$ULP_TIMEOUT" tail --pid=$writer -f /dev/null
 read -r wrc passes <"$T/writer.rc" || wrc=1 passes=0
 check "writer: $passes passes of 16 MiB through the reset, all succeeded" test "$wrc" = 0
 check "16 MiB read back identical after the reset" read_same "$dev" "$T/p16"
-check "nvme disconnect after the reset" disconnect
+check "nvme disconnect after the reset" nvme_disconnect
 
 # ---- counters ----
 check "no controller left" wait_gone "/sys/class/nvme/nvme*" 30

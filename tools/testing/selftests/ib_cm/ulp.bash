@@ -240,6 +240,15 @@ nvme_connect() {
 	return 1
 }
 
+# nvme_disconnect: nvme disconnect from $NQN, which must disconnect one
+# controller; what nvme said when it does not.
+nvme_disconnect() {
+	timeout "$ULP_TIMEOUT" nvme disconnect -n "$NQN" >"$T/disconnect.out" 2>&1 &&
+		grep -q 'disconnected 1 controller' "$T/disconnect.out" && return 0
+	sed 's/^/# nvme disconnect: /' "$T/disconnect.out"
+	return 1
+}
+
 # nvme_wait_live NVME [SECONDS]: wait until the controller is "live",
 # within SECONDS (60); its state when it is not.
 nvme_wait_live() {

@@ -430,7 +430,7 @@ for s in "${summaries[@]}"; do log "summary $s"; done
 
 # ---- teardown: everything must go ----
 check "controller live for the final disconnect" up
-check "nvme disconnect" sh -c "timeout $ULP_TIMEOUT nvme disconnect -n $NQN | grep -q 'disconnected 1 controller'"
+check "nvme disconnect" nvme_disconnect
 check "no controller left" wait_gone "/sys/class/nvme/nvme*" 30
 ulp_teardown nvme_rdma nvmet_rdma nvmet brd
 finish
