@@ -74,6 +74,14 @@ step() {
 	return "$rc"
 }
 
+# why LOG: what a failed test said, for a CI log that is all one sees of
+# a run: its failed checks and its last lines.
+why() {
+	[ -f "$1" ] || return 0
+	grep '^not ok' "$1" | head -n 10 | sed 's/^/#   /'
+	tail -n 12 "$1" | sed 's/^/#   | /'
+}
+
 # vm MODE: run the VM suite and turn its results into check lines.
 vm() {
 	local mode=$1 flag='' t0 res r
@@ -86,6 +94,8 @@ vm() {
 	if [ ! -f "$logs/vm-$mode/done" ]; then
 		line 0 "vm $mode: the VM run did not finish (log out/check/vm-$mode.log)"
 		tail -n 15 "$logs/vm-$mode.log" | sed 's/^/# /'
+		echo "# the end of the guest's console:"
+		tail -n 25 "$logs/vm-$mode/console.log" 2>/dev/null | sed 's/^/# /'
 	fi
 	[ -f "$res" ] || return 0
 	while IFS= read -r r; do
@@ -98,7 +108,10 @@ vm() {
 				line 0 "vm $mode: ${r#not ok * - }"
 			fi
 			;;
-		"not ok "*) line 0 "vm $mode: ${r#not ok * - } (log out/check/vm-$mode/tests/)" ;;
+		"not ok "*)
+			line 0 "vm $mode: ${r#not ok * - } (log out/check/vm-$mode/tests/)"
+			why "$logs/vm-$mode/tests/$(echo "${r#not ok * - }" | cut -d' ' -f1).log"
+			;;
 		esac
 	done <"$res"
 	echo "# vm $mode: $(($(date +%s) - t0))s, QEMU with $IBCM_ACCEL"

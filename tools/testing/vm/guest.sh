@@ -30,6 +30,9 @@ n=0
 # A test's own clients time out after 120s; a whole test after this
 # (or what it asks for; see run_test).
 test_timeout=300
+# Set to the name of a test that timed out leaving tasks stuck in the
+# kernel: every later test would only hang on them, so none is run.
+wedged=''
 
 tap() {
 	echo "$*" >>"$out/results.tap"
@@ -92,11 +95,34 @@ module_identity() {
 	fi
 }
 
+# stuck_tasks: the tasks in uninterruptible sleep (state D) now and still,
+# the same ones, after each of 6 looks 5 s apart; their pids.
+stuck_tasks() {
+	local now prev='' i
+	for i in 0 1 2 3 4 5 6; do
+		[ "$i" = 0 ] || sleep 5
+		# The state follows the name in parentheses, which may hold spaces.
+		now=$(awk '{ s = $0; sub(/.*\) /, "", s) } s ~ /^D / { print $1 }' \
+			/proc/[0-9]*/stat 2>/dev/null | sort)
+		if [ "$i" = 0 ]; then
+			prev=$now
+		else
+			prev=$(printf '%s\n' "$now" | grep -Fx -- "$prev")
+		fi
+		[ -n "$prev" ] || return 0
+	done
+	echo "$prev"
+}
+
 # run_test SCRIPT OF: run one test, the n-th of OF.
 run_test() {
-	local t=$1 name rc line start limit
+	local t=$1 name rc line start limit stuck p
 	name=$(basename "$t" .sh)
 	n=$((n + 1))
+	if [ -n "$wedged" ]; then
+		tap "not ok $n - $name # not run: tasks were stuck in the kernel after $wedged timed out"
+		return
+	fi
 	# A test that needs longer says so in a line "# ibcm-timeout: SECS".
 	limit=$(sed -n 's/^# ibcm-timeout: *\([0-9][0-9]*\)$/\1/p' "$t" | head -n 1)
 	limit=${limit:-$test_timeout}
@@ -116,13 +142,24 @@ run_test() {
 			echo "# timed out after ${limit}s; blocked tasks:"
 			dmesg | tail -n 200 | sed 's/^/# /'
 		} >>"$out/tests/$name.log"
+		stuck=$(stuck_tasks)
+		if [ -n "$stuck" ]; then
+			wedged=$name
+			{
+				echo "# still in state D 30s after the timeout, so no later test runs:"
+				for p in $stuck; do
+					echo "# task $p $(cat "/proc/$p/comm" 2>/dev/null):"
+					sed 's/^/#   /' "/proc/$p/stack" 2>/dev/null
+				done
+			} >>"$out/tests/$name.log"
+		fi
 	fi
 	case $rc in
 	0) line="ok $n - $name" ;;
 	2) line="not ok $n - $name # TODO known stock failure:$(grep -o '# TODO known stock failure:.*' "$out/tests/$name.log" | sort -u | cut -d: -f2- | tr '\n' ' ')" ;;
 	3) line="ok $n - $name # XPASS known stock failure did not happen" ;;
 	4) line="ok $n - $name # SKIP" ;;
-	124) line="not ok $n - $name # TIMEOUT" ;;
+	124) line="not ok $n - $name # TIMEOUT${wedged:+, tasks left stuck in the kernel}" ;;
 	*) line="not ok $n - $name" ;;
 	esac
 	tap "$line ($(($(date +%s) - start))s)"
