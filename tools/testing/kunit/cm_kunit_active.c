@@ -456,6 +456,8 @@ static struct kunit_case fk_active_cases[] = {
 
 static struct kunit_suite fk_active_suite = {
 	.name = "ib_cm_active",
+	.suite_init = fk_suite_init,
+	.suite_exit = fk_suite_exit,
 	.init = fk_init,
 	.exit = fk_exit,
 	.test_cases = fk_active_cases,

@@ -430,6 +430,8 @@ static struct kunit_case fk_contract_cases[] = {
 
 static struct kunit_suite fk_contract_suite = {
 	.name = "ib_cm_contract",
+	.suite_init = fk_suite_init,
+	.suite_exit = fk_suite_exit,
 	.init = fk_init,
 	.exit = fk_exit,
 	.test_cases = fk_contract_cases,

@@ -544,6 +544,8 @@ static struct kunit_case fk_dup_cases[] = {
 
 static struct kunit_suite fk_dup_suite = {
 	.name = "ib_cm_duplicates",
+	.suite_init = fk_suite_init,
+	.suite_exit = fk_suite_exit,
 	.init = fk_init,
 	.exit = fk_exit,
 	.test_cases = fk_dup_cases,

@@ -25,6 +25,7 @@
 
 #define FK_SENT_MAX	48
 #define FK_EVENTS_MAX	32
+#define FK_WINDOWS	64	/* ids whose last change is watched */
 #define FK_KEEP		16	/* bytes of private data and ARI kept */
 
 #define FK_PEER_ID	0x5eed0001U	/* the peer's comm ID */
@@ -76,6 +77,37 @@ struct fk_msg {
 	union cm_kunit_msg mad;
 };
 
+/*
+ * What a row of the transition tables was seen to do, over one suite on
+ * the fake: the messages the CM posted for the id and the events its
+ * handler heard.  The CM posts a message and then changes the state (an
+ * API call: cm_post_tracked(), then cm_set_state()), or changes it and
+ * then answers (a MAD received), so a message is the doing of the id's
+ * next change if one follows before the test's next input (a MAD
+ * received, a send completed), else of its last change.  An event is the
+ * doing of the last change.  Each suite prints its rows at its end
+ * (fk_suite_exit()), and tools/testing/man/check_transitions.py --seen
+ * compares them with the "sent" and "event" columns of the design
+ * document's tables.
+ */
+struct fk_seen {
+	unsigned int hits;
+	u32 sent;		/* bit cm_attr_index() of each message */
+	u32 events;		/* bit enum ib_cm_event_type of each */
+};
+
+static struct fk_seen fk_seen_state[ARRAY_SIZE(cm_state_table)];
+static struct fk_seen fk_seen_lap[ARRAY_SIZE(cm_lap_table)];
+
+/* An id watched since the test's last input. */
+struct fk_window {
+	bool used;
+	__be32 local_id;
+	__be32 remote_id;	/* what our SIDR_REP names it by */
+	struct fk_seen *row;	/* its last change, or NULL */
+	u32 pending;		/* messages posted since */
+};
+
 struct fk_rx {
 	struct ib_mad_recv_wc wc;
 	struct ib_wc ib_wc;
@@ -101,6 +133,7 @@ struct fk {
 	unsigned int nevents;
 	struct fk_event events[FK_EVENTS_MAX];
 	unsigned int rx_freed;
+	struct fk_window windows[FK_WINDOWS];
 
 	/* Failures to inject. */
 	int post_ret;			/* fk_post() returns it */
@@ -139,6 +172,177 @@ struct fk {
 };
 
 static struct fk *fk_cur;
+
+/* ---- what each change of state was seen to do ---- */
+
+/* The window of comm ID @key (@remote: the peer's), or NULL. */
+static struct fk_window *fk_window(struct fk *fk, __be32 key, bool remote)
+{
+	struct fk_window *w;
+
+	lockdep_assert_held(&fk->lock);
+	for (w = fk->windows; w < fk->windows + FK_WINDOWS; w++)
+		if (w->used && (remote ? w->remote_id : w->local_id) == key)
+			return w;
+	return NULL;
+}
+
+/* The window of @key, opened if there is none (NULL: all are in use). */
+static struct fk_window *fk_window_open(struct fk *fk, __be32 key,
+					bool remote)
+{
+	struct fk_window *w = fk_window(fk, key, remote);
+
+	if (w)
+		return w;
+	for (w = fk->windows; w < fk->windows + FK_WINDOWS; w++) {
+		if (w->used)
+			continue;
+		*w = (struct fk_window){ .used = true };
+		if (remote)
+			w->remote_id = key;
+		else
+			w->local_id = key;
+		return w;
+	}
+	return NULL;
+}
+
+/* A message we post: pending until the change it belongs to is known. */
+static void fk_saw_post(struct fk *fk, const union cm_kunit_msg *mad)
+{
+	__be16 attr = mad->mad.mad_hdr.attr_id;
+	struct fk_window *w;
+
+	/*
+	 * Each CM message begins with its sender's comm ID, or with the
+	 * SIDR request ID: ours in a SIDR_REQ, the requester's in our
+	 * SIDR_REP.
+	 */
+	w = fk_window_open(fk, *(const __be32 *)mad->mad.data,
+			   attr == CM_SIDR_REP_ATTR_ID);
+	if (w)
+		w->pending |= BIT(cm_attr_index(attr));
+}
+
+/* icm_state's probe: what @id posted since its last change is this one's. */
+static void fk_saw_change(void *data, const struct ib_cm_id *id, bool lap,
+			  unsigned int from, unsigned int to,
+			  enum cm_cause cause)
+{
+	struct fk *fk = READ_ONCE(fk_cur);
+	struct fk_seen *row = NULL;
+	struct fk_window *w;
+	unsigned long flags;
+	unsigned int i;
+
+	if (!fk)
+		return;
+	for (i = 0; i < cm_kunit_rows(lap); i++) {
+		const struct cm_transition *t = cm_kunit_row(lap, i);
+
+		if (t->from == from && t->to == to && t->cause == cause) {
+			row = lap ? &fk_seen_lap[i] : &fk_seen_state[i];
+			break;
+		}
+	}
+	spin_lock_irqsave(&fk->lock, flags);
+	w = fk_window(fk, id->local_id, false);
+	if (!w && id->remote_id)
+		w = fk_window(fk, id->remote_id, true);
+	if (!w)
+		w = fk_window_open(fk, id->local_id, false);
+	/* Not a row: cm_change_state() warned, and nothing is noted. */
+	if (w) {
+		w->local_id = id->local_id;
+		w->remote_id = id->remote_id;
+		w->row = row;
+		if (row)
+			row->sent |= w->pending;
+		w->pending = 0;
+	}
+	if (row)
+		row->hits++;
+	spin_unlock_irqrestore(&fk->lock, flags);
+}
+
+/* An input of the test: what follows is the input's doing. */
+static void fk_close_windows(struct fk *fk)
+{
+	struct fk_window *w;
+	unsigned long flags;
+
+	spin_lock_irqsave(&fk->lock, flags);
+	for (w = fk->windows; w < fk->windows + FK_WINDOWS; w++) {
+		if (w->used && w->row)
+			w->row->sent |= w->pending;
+		w->used = false;
+	}
+	spin_unlock_irqrestore(&fk->lock, flags);
+}
+
+/* @mask's messages ("rej,dreq") or events ("3,11") into @buf. */
+static void fk_seen_list(char *buf, size_t size, u32 mask, bool msgs)
+{
+	unsigned int bit, n = 0;
+
+	buf[0] = '\0';
+	for (bit = 0; bit < 32; bit++) {
+		if (!(mask & BIT(bit)))
+			continue;
+		if (msgs && bit < CM_ATTR_COUNT)
+			n += scnprintf(buf + n, size - n, "%s%s", n ? "," : "",
+				       cm_msg_names[bit]);
+		else
+			n += scnprintf(buf + n, size - n, "%s%u", n ? "," : "",
+				       bit);
+	}
+	if (!n)
+		strscpy(buf, "-", size);
+}
+
+/*
+ * One line per row the suite took, in the format check_transitions.py
+ * reads: "ib_cm_seen: SUITE state|lap ROW hits N sent MSG,... events
+ * EVENT,...", ROW counting from 0 in cm_state_table[] or cm_lap_table[],
+ * MSG a name of cm_msg_names[], EVENT a value of enum ib_cm_event_type,
+ * "-" for none.
+ */
+static void fk_seen_print(struct kunit_suite *suite, const char *kind,
+			  const struct fk_seen *rows, unsigned int n)
+{
+	char sent[96], events[96];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!rows[i].hits)
+			continue;
+		fk_seen_list(sent, sizeof(sent), rows[i].sent, true);
+		fk_seen_list(events, sizeof(events), rows[i].events, false);
+		kunit_log(KERN_INFO, suite,
+			  "ib_cm_seen: %s %s %u hits %u sent %s events %s\n",
+			  suite->name, kind, i, rows[i].hits, sent, events);
+	}
+}
+
+/* .suite_init of each suite on the fake: watch its changes. */
+static int fk_suite_init(struct kunit_suite *suite)
+{
+	memset(fk_seen_state, 0, sizeof(fk_seen_state));
+	memset(fk_seen_lap, 0, sizeof(fk_seen_lap));
+	return register_trace_icm_state(fk_saw_change, NULL);
+}
+
+/* .suite_exit: stop watching, and say what the rows it took did. */
+static void fk_suite_exit(struct kunit_suite *suite)
+{
+	if (unregister_trace_icm_state(fk_saw_change, NULL))
+		return;
+	tracepoint_synchronize_unregister();
+	fk_seen_print(suite, "state", fk_seen_state,
+		      ARRAY_SIZE(fk_seen_state));
+	fk_seen_print(suite, "lap", fk_seen_lap, ARRAY_SIZE(fk_seen_lap));
+}
 
 /* ---- the transport ---- */
 
@@ -267,6 +471,9 @@ static int fk_post(struct ib_mad_send_buf *msg,
 		s->mad = m->mad;
 	}
 	fk->nsent++;
+	/* An answer resent for a duplicate is no change's doing. */
+	if (!cm_msg_resent(msg))
+		fk_saw_post(fk, &m->mad);
 	m->timeout_ms = msg->timeout_ms;
 	list_add_tail(&m->node, &fk->posted);
 	spin_unlock_irqrestore(&fk->lock, flags);
@@ -341,6 +548,7 @@ static void fk_complete(struct fk *fk, struct fk_msg *m,
 {
 	struct ib_mad_send_wc wc = { .send_buf = &m->buf, .status = status };
 
+	fk_close_windows(fk);
 	spin_lock_irq(&fk->lock);
 	list_del_init(&m->node);
 	spin_unlock_irq(&fk->lock);
@@ -443,6 +651,7 @@ static void fk_inject(struct fk *fk, const union cm_kunit_msg *mad,
 	rx->ib_wc.src_qp = 1;
 	rx->ib_wc.pkey_index = 0;
 	rx->ib_wc.port_num = 1;
+	fk_close_windows(fk);
 	fk->receiving = current;
 	cm_recv_handler(&fk->agent, NULL, &rx->wc);
 	fk->receiving = NULL;
@@ -514,9 +723,13 @@ static int fk_handler2(struct ib_cm_id *id, const struct ib_cm_event *e);
 static void fk_record(struct ib_cm_id *id, const struct ib_cm_event *e)
 {
 	struct fk *fk = fk_cur;
+	struct fk_window *w;
 	struct fk_event *r;
 
 	spin_lock_irq(&fk->lock);
+	w = fk_window(fk, id->local_id, false);
+	if (w && w->row)
+		w->row->events |= BIT(e->event);
 	if (fk->nevents >= FK_EVENTS_MAX) {
 		fk->nevents++;
 		spin_unlock_irq(&fk->lock);
@@ -662,6 +875,8 @@ static void fk_clean(struct fk *fk)
 	struct fk_msg *m;
 	unsigned int i;
 
+	/* The clean-up is an input of its own. */
+	fk_close_windows(fk);
 	/* A hook or the fake's ah_from_wc may still wait for the test. */
 	complete_all(&fk->release);
 	/* Ids the test still owns, then whatever is outstanding. */
@@ -707,6 +922,7 @@ static void fk_exit(struct kunit *test)
 	spin_lock_irq(&cm.lock);
 	list_del(&fk->cm_dev->list);
 	spin_unlock_irq(&cm.lock);
+	fk_close_windows(fk);
 	fk_cur = NULL;
 	if (kref_read(&fk->cm_dev->kref) == 1)
 		cm_device_put(fk->cm_dev);

@@ -631,6 +631,8 @@ static struct kunit_case fk_fault_cases[] = {
 
 static struct kunit_suite fk_fault_suite = {
 	.name = "ib_cm_alloc_faults",
+	.suite_init = fk_suite_init,
+	.suite_exit = fk_suite_exit,
 	.init = fk_init,
 	.exit = fk_exit,
 	.test_cases = fk_fault_cases,

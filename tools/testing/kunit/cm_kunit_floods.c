@@ -184,6 +184,8 @@ static struct kunit_case fk_flood_cases[] = {
 
 static struct kunit_suite fk_flood_suite = {
 	.name = "ib_cm_floods",
+	.suite_init = fk_suite_init,
+	.suite_exit = fk_suite_exit,
 	.init = fk_init,
 	.exit = fk_exit,
 	.test_cases = fk_flood_cases,

@@ -524,6 +524,8 @@ static struct kunit_case fk_order_cases[] = {
 
 static struct kunit_suite fk_order_suite = {
 	.name = "ib_cm_ordering",
+	.suite_init = fk_suite_init,
+	.suite_exit = fk_suite_exit,
 	.init = fk_init,
 	.exit = fk_exit,
 	.test_cases = fk_order_cases,

@@ -425,6 +425,8 @@ static struct kunit_case fk_passive_cases[] = {
 
 static struct kunit_suite fk_passive_suite = {
 	.name = "ib_cm_passive",
+	.suite_init = fk_suite_init,
+	.suite_exit = fk_suite_exit,
 	.init = fk_init,
 	.exit = fk_exit,
 	.test_cases = fk_passive_cases,

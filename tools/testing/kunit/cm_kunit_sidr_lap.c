@@ -183,6 +183,8 @@ static struct kunit_case fk_sidr_lap_cases[] = {
 
 static struct kunit_suite fk_sidr_lap_suite = {
 	.name = "ib_cm_sidr_lap",
+	.suite_init = fk_suite_init,
+	.suite_exit = fk_suite_exit,
 	.init = fk_init,
 	.exit = fk_exit,
 	.test_cases = fk_sidr_lap_cases,

@@ -708,6 +708,8 @@ static struct kunit_case fk_state_cases[] = {
 
 static struct kunit_suite fk_state_suite = {
 	.name = "ib_cm_states",
+	.suite_init = fk_suite_init,
+	.suite_exit = fk_suite_exit,
 	.init = fk_init,
 	.exit = fk_exit,
 	.test_cases = fk_state_cases,

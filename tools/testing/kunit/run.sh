@@ -185,6 +185,7 @@ follow() {
 }
 
 out=$(mktemp)
+rm -f "$IBCM_SRC/out/kunit/${debug:+debug-}ib_cm-kunit.log"
 trap 'rm -f "$out" "$out.stop"; [ -z "${follower:-}" ] || kill "$follower" 2>/dev/null || true' EXIT
 start=$(date +%s)
 note "kunit.py run: $(basename "$KUNITCONFIG"), build in $BUILD, QEMU with $accel"
@@ -212,6 +213,10 @@ follower=
 # The raw log is kept next to the build; kunit.py parse prints the results
 # and fails when a case failed or the log is incomplete (a crash).
 cp "$out" "$BUILD/ib_cm-kunit.log"
+# A copy in the tree's out/, where "make check" reads the ib_cm_seen: lines
+# of the suites on the fake (tools/testing/man/check_transitions.py --seen).
+mkdir -p "$IBCM_SRC/out/kunit"
+cp "$out" "$IBCM_SRC/out/kunit/${debug:+debug-}ib_cm-kunit.log"
 [ "$status" = 0 ] || tail -n 60 "$out" >&2
 in_root python3 "$TREE/tools/testing/kunit/kunit.py" parse \
 	"$BUILD/ib_cm-kunit.log" || status=1
