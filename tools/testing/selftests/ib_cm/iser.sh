@@ -18,6 +18,14 @@ BS=$CFS/target/core/iblock_0/ram0
 TPG=$CFS/target/iscsi/$IQN/tpgt_1
 NP=$TPG/np/$IP0:$PORT
 
+# LIO's, not the CM's: isert_send_done() hands a control PDU's flushed send
+# (a logout response whose QP the initiator's disconnect moved to error
+# first) to isert_put_cmd(), whose default case calls iscsit_release_cmd()
+# with the command still on its connection's list, and that warns.  Seen
+# once in a CI run, at the first logout.
+DMESG_ULP='WARNING: drivers/target/iscsi/iscsi_target_util\.c:[0-9]+ at iscsit_release_cmd'
+DMESG_ULP_WHY="LIO releases a flushed control PDU still on its connection's list"
+
 iscsiadm_() { timeout "$ULP_TIMEOUT" iscsiadm "$@"; }
 
 ulp_cleanup() {
