@@ -23,17 +23,17 @@ enum ib_cm_lap_state, every cause a member of enum cm_cause, and every
 cause is used by some row.
 
 With --seen, also the two columns that say what goes on the wire and what
-the handler hears, against what the KUnit suites saw (the raw log of
-tools/testing/kunit/run.sh, with the "ib_cm_seen:" lines that each suite
-on the fake prints at its end, cm_kunit_fake.c): every message the CM posted for an id after a change
-must be named in that row's "sent" column, and every event its handler
-heard in the "event" column.  A "sent" column names messages by
-cm_msg_names[] of cm.c, upper case ("REJ TIMEOUT, ARI our CA GUID" names
-REJ); text after a ';' or inside parentheses is not a message sent ("-
-(MRA for a resent REP)", "nothing; SIDR_REQ cancelled").  An "event"
-column is "-" or event names of enum ib_cm_event_type.  What the document
-lists and no case saw is reported, and is not an error: the suites do not
-take every row.
+the handler hears, against what the KUnit suites saw: the raw log of
+tools/testing/kunit/run.sh holds the "ib_cm_seen:" lines that each suite
+on the fake prints at its end (cm_kunit_fake.c says which change a message
+or an event is counted to).  Every message counted to a row must be named
+in its "sent" column, and every event in its "event" column.  A "sent"
+column names messages by cm_msg_names[] of cm.c, upper case ("REJ
+TIMEOUT, ARI our CA GUID" names REJ); text after a ';' or inside
+parentheses is not a message sent ("- (MRA for a resent REP)", "nothing;
+SIDR_REQ cancelled").  An "event" column is "-" or event names of enum
+ib_cm_event_type.  What the document lists and no case saw is reported,
+and is not an error: the suites do not take every row.
 """
 
 import re
@@ -72,28 +72,28 @@ def msg_names(code):
     return [x.upper() for x in re.findall(r'"(\w+)"', m.group(1))]
 
 
+def doc_names(text, known):
+    """The words of @text that are in @known."""
+    return {w for w in re.findall(r"\b[A-Z_]+\b", text) if w in known}
+
+
 def doc_sent(text, names):
     """The messages a "sent" column names."""
-    text = re.sub(r"\(.*?\)", "", text.split(";")[0])
-    return {w for w in re.findall(r"\b[A-Z_]+\b", text) if w in names}
-
-
-def doc_events(text, events):
-    return {w for w in re.findall(r"\b[A-Z_]+\b", text) if w in events}
+    return doc_names(re.sub(r"\(.*?\)", "", text.split(";")[0]), names)
 
 
 def seen_rows(log):
-    """(kind, row index) -> (hits, messages, event numbers), all suites."""
+    """(kind, row index) -> (messages, event numbers), over all suites."""
     seen = {}
-    for m in re.finditer(r"ib_cm_seen: (\S+) (state|lap) (\d+) hits (\d+) "
+    for m in re.finditer(r"ib_cm_seen: \S+ (state|lap) (\d+) hits \d+ "
                          r"sent (\S+) events (\S+)", log):
-        sent = set() if m.group(5) == "-" else \
-            {x.upper() for x in m.group(5).split(",")}
-        events = set() if m.group(6) == "-" else \
-            {int(x) for x in m.group(6).split(",")}
-        key = (m.group(2), int(m.group(3)))
-        hits, s, e = seen.get(key, (0, set(), set()))
-        seen[key] = (hits + int(m.group(4)), s | sent, e | events)
+        sent = set() if m.group(3) == "-" else \
+            {x.upper() for x in m.group(3).split(",")}
+        events = set() if m.group(4) == "-" else \
+            {int(x) for x in m.group(4).split(",")}
+        key = (m.group(1), int(m.group(2)))
+        s, e = seen.get(key, (set(), set()))
+        seen[key] = (s | sent, e | events)
     return seen
 
 
@@ -121,7 +121,7 @@ def doc_tables(doc):
 
 def compare_seen(doc_path, n, key, seen, columns, events):
     """What KUnit saw a row do, against the document's columns."""
-    hits, sent, got = seen
+    sent, got = seen
     want_sent, want_events = columns
     got = {events[e] if e < len(events) else str(e) for e in got}
     row = "%s:%d: %s -> %s | %s" % ((doc_path, n) + key)
@@ -178,7 +178,7 @@ def main():
                 errors.append("%s:%d: %s -> %s | %s twice (also line %d)" %
                               (doc_path, n, frm, to, cause, rows[key]))
             rows[key] = n
-            columns[key] = (doc_sent(sent, names), doc_events(event, events))
+            columns[key] = (doc_sent(sent, names), doc_names(event, events))
             for s in (frm, to):
                 if s not in states[kind]:
                     errors.append("%s:%d: %s is no %s of ib_cm.h" %

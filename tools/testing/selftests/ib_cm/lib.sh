@@ -195,13 +195,14 @@ dmesg_new() { dmesg | tail -n +$((dmesg_lines + 1)); }
 
 # dmesg_clean: assert that nothing bad was logged since dmesg_mark.
 dmesg_clean() {
-	local bad known
+	local bad line
 	bad=$(dmesg_new | grep -E "$DMESG_BAD" | grep -vE "$DMESG_OK")
 	if [ -n "$DMESG_ULP" ] && [ -n "$bad" ]; then
-		known=$(printf '%s\n' "$bad" | grep -E "$DMESG_ULP")
+		printf '%s\n' "$bad" | grep -E "$DMESG_ULP" |
+			while IFS= read -r line; do
+				printf '# dmesg, known (%s): %s\n' "$DMESG_ULP_WHY" "$line"
+			done
 		bad=$(printf '%s\n' "$bad" | grep -vE "$DMESG_ULP")
-		[ -z "$known" ] ||
-			printf '%s\n' "$known" | sed "s/^/# dmesg, known ($DMESG_ULP_WHY): /"
 	fi
 	if [ -n "$bad" ]; then
 		printf '%s\n' "$bad" | sed 's/^/# dmesg: /'
