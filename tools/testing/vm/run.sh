@@ -48,6 +48,10 @@ kbuild_args=()
 modbase=${IBCM_VM_MODBASE:-}
 append=()
 [ -z "${IBCM_VM_APPEND:-}" ] || append=(--append "$IBCM_VM_APPEND")
+# IBCM_VM_VERBOSE=1: the guest kernel's whole console into console.log,
+# for a boot that hangs or reports before the tests start.
+verbose=()
+[ -z "${IBCM_VM_VERBOSE:-}" ] || verbose=(--verbose)
 
 # The benchmark boots the stock tree (no updates/) and loads ours itself.
 name=${bench:+bench}
@@ -172,7 +176,7 @@ else
 	accel_opt=(--disable-kvm)
 fi
 "$IBCM_VM_DIR/inroot.sh" timeout "$vm_timeout" vng --run "$kimg" \
-	"${accel_opt[@]}" "${append[@]}" --memory "$memory" --cpus 2 --rwdir "$out" \
+	"${accel_opt[@]}" "${append[@]}" "${verbose[@]}" --memory "$memory" --cpus 2 --rwdir "$out" \
 	--exec "$IBCM_VM_DIR/guest.sh $mode $out $demo$bench $*" 2>&1 | cat >"$out/console.log" || true
 touch "$out/.follow-stop"
 wait "$follower" 2>/dev/null || true

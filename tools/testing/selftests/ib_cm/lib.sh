@@ -389,18 +389,40 @@ reap() {
 # legit_rping NAME: one rping connection (5 pings) from $NS to rxe0, the
 # client under RPING_TIMEOUT seconds (default IBCM_TIMEOUT); how long it
 # all took, in tenths of a second, goes to $T/NAME.time.
+# A client still running 5 s before its limit has its connection's state
+# logged first (rping_state), while it is still there to be seen.
 legit_rping() {
-	local ok=0 t0=${EPOCHREALTIME/./}
+	local ok=0 t0=${EPOCHREALTIME/./} limit=${RPING_TIMEOUT:-$IBCM_TIMEOUT} pid
 	spawn "$1-server" rping -s -a "$IP0" -C 5
-	if wait_listen 7174 && IBCM_TIMEOUT=${RPING_TIMEOUT:-$IBCM_TIMEOUT} \
-		run "$1-client" "${PEER[@]}" rping -c -a "$IP0" -C 5 -V; then
-		ok=1
-	else
+	if wait_listen 7174; then
+		IBCM_TIMEOUT=$limit spawn "$1-client" "${PEER[@]}" rping -c -a "$IP0" -C 5 -V
+		pid=$(cat "$T/$1-client.pid")
+		if ! finished "$pid" $((limit > 10 ? limit - 5 : limit)); then
+			log "$1-client still running after $((limit - 5))s"
+			rping_state
+		fi
+		reap "$1-client" && ok=1
+	fi
+	if [ $ok = 0 ]; then
 		kill "$(cat "$T/$1-server.pid")" 2>/dev/null
 	fi
 	reap "$1-server" || ok=0
 	echo $(((${EPOCHREALTIME/./} - t0) / 100000)) >"$T/$1.time"
 	[ $ok = 1 ]
+}
+
+# rping_state: what a hung rping connection is waiting on: the QPs and
+# cm_ids of port 7174 (rdma tool), rxe's counters that are not zero, and
+# our module's listing of its ids.
+rping_state() {
+	local d
+	rdma resource show qp 2>&1 | grep -v ' type UD \| qpn 1 ' | sed 's/^/# qp: /'
+	rdma resource show cm_id 2>&1 | grep ':7174' | sed 's/^/# cm_id: /'
+	for d in rxe0 rxe1; do
+		echo "# $d hw_counters: $(cd "/sys/class/infiniband/$d/ports/1/hw_counters" &&
+			grep -v '^0$' -- * 2>/dev/null | tr '\n' ' ')"
+	done
+	[ ! -r "$CM_IDS" ] || sed 's/^/# ids: /' "$CM_IDS" | grep -v 'timewait record' | head -n 40
 }
 
 # CM_IDS: our module's listing of its live ids (debugfs; none on stock).
