@@ -71,7 +71,7 @@ modprobe_all ib_umad
 net_two
 
 # cm_fuzz sends at least 500 MADs/s; the end points must outlive it.
-FUZZ_SECS=$((COUNT / 500 + 120))
+FUZZ_SECS=$(((COUNT / 500 + 120) * ${IBCM_TIMEOUT_SCALE:-1}))
 PEER_SECS=$((FUZZ_SECS + 300))
 
 check "rping before the fuzzing" legit_rping before
