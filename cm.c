@@ -188,7 +188,7 @@ enum cm_drop_reason {
 
 #define CM_RETRIES_MAX		15	/* the 4-bit field's largest */
 #define CM_TIMEOUT_MAX		31	/* the 5-bit field's largest */
-#define CM_BACKOFF_MAX_MS	(1 << 23)	/* cm_iba_to_ms(31) */
+#define CM_BACKOFF_MAX_MS	8388608		/* cm_iba_to_ms(31) */
 
 enum cm_schedule {
 	CM_SCHEDULE_FIXED,	/* the IBTA's fixed interval (stock) */
@@ -200,6 +200,7 @@ static const char * const cm_schedule_names[CM_SCHEDULES] = {
 	[CM_SCHEDULE_FIXED] = "fixed",
 	[CM_SCHEDULE_BACKOFF] = "backoff",
 };
+
 /* cm_policy_parse() names both in its message. */
 static_assert(CM_SCHEDULES == 2);
 
@@ -6941,4 +6942,5 @@ module_exit(ib_cm_cleanup);
 #include "cm_kunit_floods.c"	/* ib_cm_floods: bounded backlogs */
 #include "cm_kunit_order.c"	/* ib_cm_ordering: arrival order */
 #include "cm_kunit_faults.c"	/* ib_cm_alloc_faults: allocations fail */
+#include "cm_kunit_policy.c"	/* ib_cm_policy: the per-port CM policy */
 #endif

@@ -74,6 +74,7 @@ struct fk_msg {
 	struct list_head node;
 	bool cancelled;
 	u32 timeout_ms;
+	int retries;		/* the retries it was posted with */
 	union cm_kunit_msg mad;
 };
 
@@ -475,6 +476,7 @@ static int fk_post(struct ib_mad_send_buf *msg,
 	if (!cm_msg_resent(msg))
 		fk_saw_post(fk, &m->mad);
 	m->timeout_ms = msg->timeout_ms;
+	m->retries = msg->retries;
 	list_add_tail(&m->node, &fk->posted);
 	spin_unlock_irqrestore(&fk->lock, flags);
 	return 0;
@@ -602,8 +604,8 @@ static bool fk_time_out(struct fk *fk)
 
 	if (!m)
 		return false;
-	/* The MAD layer tried as often as the id asked. */
-	m->buf.retries = ((struct cm_id_priv *)m->buf.context[0])->max_cm_retries;
+	/* The MAD layer tried as often as the buffer asked. */
+	m->buf.retries = m->retries;
 	fk_complete(fk, m, IB_WC_RESP_TIMEOUT_ERR);
 	fk_settle(fk);
 	return true;
