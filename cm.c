@@ -2018,20 +2018,28 @@ static void cm_set_lap_state(struct cm_id_priv *p, enum ib_cm_lap_state to,
  * struct cm_ah the buffer holds a reference on, its bit 0 set
  * (CM_MSG_RESENT) for a message resent to answer a duplicate (counted as
  * a retry, as the stock module does), its bit 1 (CM_MSG_WINDOW) for a
- * destroyed id's DREQ that counts in its port's @destroy_dreqs.
+ * destroyed id's DREQ that counts in its port's @destroy_dreqs, its bit 2
+ * (CM_MSG_BACKOFF) for a resend of the backoff schedule (one send and one
+ * retry, as each resend of the MAD layer counts).
  */
 #define CM_MSG_RESENT	1UL
 #define CM_MSG_WINDOW	2UL
+#define CM_MSG_BACKOFF	4UL	/* a resend of the backoff schedule */
+#define CM_MSG_FLAGS	(CM_MSG_RESENT | CM_MSG_WINDOW | CM_MSG_BACKOFF)
 
 static struct cm_ah *cm_msg_ah(struct ib_mad_send_buf *msg)
 {
-	return (struct cm_ah *)((unsigned long)msg->context[1] &
-				~(CM_MSG_RESENT | CM_MSG_WINDOW));
+	return (struct cm_ah *)((unsigned long)msg->context[1] & ~CM_MSG_FLAGS);
 }
 
 static bool cm_msg_resent(struct ib_mad_send_buf *msg)
 {
 	return (unsigned long)msg->context[1] & CM_MSG_RESENT;
+}
+
+static bool cm_msg_backoff(struct ib_mad_send_buf *msg)
+{
+	return (unsigned long)msg->context[1] & CM_MSG_BACKOFF;
 }
 
 /* The common header of a CM message; send buffers come zeroed. */
@@ -4610,7 +4618,7 @@ static void cm_resend_locked(struct cm_id_priv *p, struct ib_mad_send_buf *old)
 	memcpy(msg->mad, old->mad, old->hdr_len + old->data_len);
 	/* Counted as a resend; a destroyed id's DREQ keeps its window slot. */
 	msg->context[1] = (void *)((unsigned long)msg->context[1] |
-				   CM_MSG_RESENT | window);
+				   CM_MSG_BACKOFF | window);
 	old->context[1] = (void *)((unsigned long)old->context[1] & ~window);
 	msg->context[0] = p;
 	p->msg_resends++;
@@ -4638,10 +4646,15 @@ static void cm_send_handler(struct ib_mad_agent *agent,
 	int retries = msg->retries;
 	struct cm_id_priv *p;
 	unsigned long flags;
+	int sends;
 
 	if (cm_msg_resent(msg))
 		retries = 1;
-	cm_count(port, CM_XMIT, attr_id, 1 + retries);
+	sends = 1 + retries;
+	/* A resend of the backoff schedule is one send, and a retry. */
+	if (cm_msg_backoff(msg))
+		retries = 1;
+	cm_count(port, CM_XMIT, attr_id, sends);
 	if (retries)
 		cm_count(port, CM_XMIT_RETRIES, attr_id, retries);
 
@@ -6636,24 +6649,18 @@ static_assert(ARRAY_SIZE(cm_state_names) == IB_CM_SIDR_REQ_RCVD + 1);
 static_assert(ARRAY_SIZE(cm_lap_state_names) == IB_CM_MRA_LAP_RCVD + 1);
 
 /*
- * The end of @p's line: the timeout and retries its outstanding message
- * goes by, and in how many ms it is resent next (or, after its last send,
- * given up on); without one, what its next message would go by under its
- * port's policy of now.  p->lock held.
+ * The end of the line of an id waiting for an answer: the wait and the
+ * retries its outstanding message goes by (the policy applied), and in how
+ * many ms it is resent next or, after its last send, given up on.
+ * p->lock held.
  */
 static void cm_show_timing(struct seq_file *m, struct cm_id_priv *p)
 {
-	struct cm_policy pol;
 	long left;
 	int done;
 
-	if (!p->msg) {
-		cm_port_policy(p->av.port, &pol);
-		seq_printf(m, " timeout_ms=%d max_retries=%u",
-			   cm_policy_wait_cap(&pol, p->timeout_ms),
-			   cm_policy_retries(&pol, p->max_cm_retries));
+	if (!p->msg)
 		return;
-	}
 	done = cm_msg_resends(p);
 	left = (long)(p->msg_since - jiffies) +
 	       (long)msecs_to_jiffies(p->msg_wait_ms) *

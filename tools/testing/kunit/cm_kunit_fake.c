@@ -47,6 +47,7 @@ struct fk_sent {
 	bool tracked;		/* the id's outstanding (retried) message */
 	bool send_only;		/* posted on the send-only agent */
 	bool resent;		/* an answer resent for a duplicate */
+	bool backoff;		/* a resend of the backoff schedule */
 	union cm_kunit_msg mad;
 };
 
@@ -468,12 +469,13 @@ static int fk_post(struct ib_mad_send_buf *msg,
 		s->attr = m->mad.mad.mad_hdr.attr_id;
 		s->tracked = !!msg->context[0];
 		s->resent = cm_msg_resent(msg);
+		s->backoff = cm_msg_backoff(msg);
 		s->send_only = msg->mad_agent == &fk->send_agent;
 		s->mad = m->mad;
 	}
 	fk->nsent++;
-	/* An answer resent for a duplicate is no change's doing. */
-	if (!cm_msg_resent(msg))
+	/* Nor an answer resent for a duplicate nor a resend is a change's doing. */
+	if (!cm_msg_resent(msg) && !cm_msg_backoff(msg))
 		fk_saw_post(fk, &m->mad);
 	m->timeout_ms = msg->timeout_ms;
 	m->retries = msg->retries;

@@ -480,7 +480,8 @@ static void backoff_resends_from_the_cm(struct kunit *test)
 		m = fk_tracked(fk);
 		KUNIT_ASSERT_NOT_NULL(test, m);
 		FK_EXPECT_SENT(fk, 1 + i, CM_REQ_ATTR_ID);
-		KUNIT_EXPECT_EQ(test, fk_last(fk)->resent, i > 0);
+		KUNIT_EXPECT_EQ(test, fk_last(fk)->backoff, i > 0);
+		KUNIT_EXPECT_FALSE(test, fk_last(fk)->resent);
 		/* The same REQ each time. */
 		KUNIT_EXPECT_EQ(test, memcmp(&fk->sent[0].mad, &fk_last(fk)->mad,
 					     sizeof(fk->sent[0].mad)), 0);
@@ -495,6 +496,30 @@ static void backoff_resends_from_the_cm(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
 	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, CM_REQ_ATTR_ID), 3L);
 	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT_RETRIES, CM_REQ_ATTR_ID), 2L);
+}
+
+/*
+ * The id listing shows what an id waiting for its answer goes by: the wait
+ * and retries of its outstanding message, and when it resends next.
+ */
+static void listing_shows_the_timing_of_a_wait(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id;
+	char *listing;
+
+	pk_set(fk, 2, 18);
+	id = fk_active_req_sent(fk);
+	listing = fk_listing(test);
+	fk_expect_listed(test, listing, " REQ_SENT LAP_UNINIT 0x%08x ",
+			 fk_local(id));
+	fk_expect_listed(test, listing, " 0 timeout_ms=1024 max_retries=2 resend_in_ms=");
+	KUNIT_ASSERT_TRUE(test, fk_time_out(fk));
+	/* Established: no message waits, the line ends as before. */
+	fk_active_established(fk);
+	listing = fk_listing(test);
+	KUNIT_EXPECT_NULL(test, strstr(strstr(listing, " ESTABLISHED ") ?: "",
+				       "timeout_ms="));
 }
 
 /* An answer during backoff ends it as it ends the MAD layer's resends. */
@@ -539,6 +564,7 @@ static struct kunit_case pk_cases[] = {
 	KUNIT_CASE(timewait_is_stock_under_the_defaults),
 	KUNIT_CASE(backoff_resends_from_the_cm),
 	KUNIT_CASE(backoff_ends_with_the_answer),
+	KUNIT_CASE(listing_shows_the_timing_of_a_wait),
 	{}
 };
 
