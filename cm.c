@@ -1570,6 +1570,8 @@ static struct cm_id_priv *cm_alloc_id(struct ib_device *device,
 	cm_init_input(&p->est_in, CM_INPUT_ESTABLISH);
 	cm_init_input(&p->tw_in, CM_INPUT_TIMEWAIT);
 	timer_setup(&p->tw_timer, cm_timewait_timer, 0);
+	/* Until an exchange takes its port's (cm_take_policy()). */
+	p->policy = cm_policy_default;
 
 	ret = xa_alloc_cyclic_irq(&cm.local_ids, &index, publish ? p : NULL,
 				  xa_limit_32b, &cm.local_id_next, gfp);
