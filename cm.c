@@ -750,9 +750,11 @@ static u8 cm_clamp(u8 val, unsigned int bits)
  *
  * - a response timeout (the 5-bit IBTA exponent) that a REQ advertises
  *   is cut to max_response_timeout (cm_policy_timeout());
- * - any wait for an answer, and timewait, is cut to the time that
- *   exponent stands for (cm_policy_wait_cap(), cm_policy_timeout()),
- *   which is never below the response timeout advertised;
+ * - a wait for an answer (the first, and every one of the fixed
+ *   schedule), the extension an MRA asks for and timewait are cut to the
+ *   time that exponent stands for (cm_policy_wait_cap(),
+ *   cm_policy_timeout()), which is never below the response timeout
+ *   advertised;
  * - the retries a REQ advertises, and those of every retried message,
  *   are cut to max_retries (cm_policy_retries());
  * - the schedule decides each wait (cm_policy_wait_ms()): "fixed" waits
@@ -768,6 +770,7 @@ static u8 cm_clamp(u8 val, unsigned int bits)
  * taken for an exchange when it begins (cm_take_policy()), so a change
  * applies to exchanges that begin after it.
  */
+
 /* The defaults of new ports (module parameters). */
 static struct cm_policy cm_policy_default = {
 	.max_retries = CM_RETRIES_MAX,
