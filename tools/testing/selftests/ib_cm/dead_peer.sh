@@ -14,6 +14,11 @@
 #            (rdma_cm's UNREACHABLE, -110) must come within 5 s of the
 #            first REQ, after exactly 4 REQs; the id listing shows the
 #            wait and retries it goes by while it waits.
+#   backoff: the same connect under the backoff schedule (3 retries at
+#            18, backoff_max_ms 2000, jitter 25%): the CM resends the
+#            REQ itself after waits of 1024, 2048, 2000 and 2000 ms, each
+#            up to a quarter longer at random; still 4 REQs, counted as
+#            with the fixed schedule.
 #   dreq:    cm_peer connects from rxe0 to rxe1, then the peer vanishes
 #            (everything rxe0 sends is lost) and the client disconnects.
 #            Its DREQ must be given up on (4 sends, 3 retries counted)
@@ -68,7 +73,8 @@ ms_between() {
 
 # connect LEG MIN_MS MAX_MS REQS WAIT_MS: rping to rxe1, whose answers are
 # lost; REQ_ERROR between MIN_MS and MAX_MS after the first REQ, after REQS
-# REQs (as rxe1 counts them), each waited for WAIT_MS (the id listing).
+# REQs (as rxe1 counts them); the id listing shows a wait of WAIT_MS (a
+# regular expression) while it waits.
 connect() {
 	local leg=$1 min=$2 max=$3 reqs=$4 t0 took t_req t_err ms rc
 	"${PEER[@]}" tc qdisc replace dev veth1 root netem loss 100%
@@ -159,6 +165,12 @@ if [ "$IBCM_MODE" = ours ]; then
 	else
 		check "cm_peer is built in $FUZZ_BIN (run.sh builds it)" false
 	fi
+	# Backoff: waits of 1024, 2048, 2000, 2000 ms, plus up to 25%.
+	echo 2000 >"$POL/backoff_max_ms"
+	echo backoff >"$POL/schedule"
+	connect backoff 7000 9500 4 '[0-9]+'
+	echo fixed >"$POL/schedule"
+	echo 65536 >"$POL/backoff_max_ms"
 	policy 15 31
 fi
 
