@@ -549,6 +549,9 @@ struct cm_req_work {
  * @msg_since: jiffies when the current wait for an answer began
  * @msg_wait_ms: how long that wait is
  * @msg_resends_since: resends of @msg done when it began
+ * @msg_pkey_index: the P_Key index @msg was posted with, for the backoff
+ *	schedule's copies (a destroyed id has no path left to read it from)
+ * @msg_send_only: @msg went out on its port's send-only agent
  * @responder_resources: RDMA reads/atomics we accept
  * @initiator_depth: RDMA reads/atomics we issue
  * @retry_count: transport retry count
@@ -620,6 +623,8 @@ struct cm_id_priv {
 	unsigned long msg_since;
 	int msg_wait_ms;
 	int msg_resends_since;
+	u16 msg_pkey_index;
+	bool msg_send_only;
 	u8 responder_resources;
 	u8 initiator_depth;
 	u8 retry_count;
@@ -2170,17 +2175,21 @@ static int cm_msg_resends(struct cm_id_priv *p)
 }
 
 /*
- * Post @msg as the id's outstanding message: retried until cancelled, or
- * until it times out and the id hears of it, as p->policy (which the
- * caller took with cm_take_policy() as the exchange began) says.
+ * Post @msg, which cm_alloc_msg(@p, @send_only) made, as the id's
+ * outstanding message: retried until cancelled, or until it times out and
+ * the id hears of it, as p->policy (which the caller took with
+ * cm_take_policy() as the exchange began) says.
  */
 static int cm_post_tracked(struct cm_id_priv *p, struct ib_mad_send_buf *msg,
-			   enum ib_cm_state state)
+			   bool send_only, enum ib_cm_state state)
 {
 	int ret;
 
 	lockdep_assert_held(&p->lock);
 	msg->context[0] = p;
+	/* What the backoff schedule's copies are made with. */
+	p->msg_pkey_index = p->av.pkey_index;
+	p->msg_send_only = send_only;
 	p->msg_timeout_ms = cm_policy_wait_cap(&p->policy, p->timeout_ms);
 	p->msg_retries = cm_policy_retries(&p->policy, p->max_cm_retries);
 	p->msg_resends = 0;
@@ -4608,16 +4617,21 @@ static void cm_process_input(struct cm_id_priv *p, struct cm_input *in)
  */
 static void cm_resend_locked(struct cm_id_priv *p, struct ib_mad_send_buf *old)
 {
-	struct cm_port *port = old->mad_agent->context;
 	unsigned long window = (unsigned long)old->context[1] & CM_MSG_WINDOW;
+	struct cm_ah *ah = cm_msg_ah(old);
 	struct ib_mad_send_buf *msg;
 
 	lockdep_assert_held(&p->lock);
 	if (p->policy.schedule != CM_SCHEDULE_BACKOFF ||
 	    p->msg_resends >= p->msg_retries)
 		return;
-	/* Along the same path as @old, on the same agent. */
-	msg = cm_alloc_msg(p, old->mad_agent == port->send_agent);
+	/*
+	 * To the same address as @old, whose handle it holds a reference on
+	 * (a destroyed id has let go of its path), on the agent and with the
+	 * P_Key index @old was posted with.
+	 */
+	msg = cm_port_msg(ah->port, p->msg_send_only, p->id.remote_cm_qpn,
+			  p->msg_pkey_index, ah);
 	if (IS_ERR(msg))
 		return;
 	memcpy(msg->mad, old->mad, old->hdr_len + old->data_len);
@@ -5243,7 +5257,7 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	}
 	cm_format_req(msg->mad, p, param);
 	trace_icm_send_req(&p->id);
-	ret = cm_post_tracked(p, msg, IB_CM_REQ_SENT);
+	ret = cm_post_tracked(p, msg, false, IB_CM_REQ_SENT);
 	if (!ret)
 		cm_set_state(p, IB_CM_REQ_SENT, CM_SEND_REQ);
 unlock:
@@ -5315,7 +5329,7 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 	cm_take_policy(p);
 	cm_format_rep(msg->mad, p, param);
 	trace_icm_send_rep(&p->id);
-	ret = cm_post_tracked(p, msg, IB_CM_REP_SENT);
+	ret = cm_post_tracked(p, msg, true, IB_CM_REP_SENT);
 	if (ret)
 		goto out;
 	cm_set_state(p, IB_CM_REP_SENT, CM_SEND_REP);
@@ -5443,7 +5457,8 @@ static int cm_send_dreq_locked(struct cm_id_priv *p, const void *data,
 	trace_icm_send_dreq(&p->id);
 	if (cause == CM_DESTROY)
 		cm_limit_destroy_dreq(p, msg);
-	ret = cm_post_tracked(p, msg, IB_CM_DREQ_SENT);
+	ret = cm_post_tracked(p, msg, cause == CM_DESTROY,
+			      IB_CM_DREQ_SENT);
 	if (ret) {
 		cm_enter_timewait(p, cause);
 		return ret;
@@ -5671,7 +5686,7 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id,
 	IBA_SET_MEM(CM_SIDR_REQ_PRIVATE_DATA, req, param->private_data,
 		    param->private_data_len);
 	trace_icm_send_sidr_req(&p->id);
-	ret = cm_post_tracked(p, msg, IB_CM_SIDR_REQ_SENT);
+	ret = cm_post_tracked(p, msg, false, IB_CM_SIDR_REQ_SENT);
 	if (!ret)
 		cm_set_state(p, IB_CM_SIDR_REQ_SENT, CM_SEND_SIDR_REQ);
 unlock:

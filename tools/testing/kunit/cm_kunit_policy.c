@@ -498,6 +498,50 @@ static void backoff_resends_from_the_cm(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT_RETRIES, CM_REQ_ATTR_ID), 2L);
 }
 
+/* How many messages of attribute @attr were sent so far. */
+static unsigned int pk_sent_of(struct fk *fk, __be16 attr)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < min_t(unsigned int, fk->nsent, FK_SENT_MAX); i++)
+		if (fk->sent[i].attr == attr)
+			n++;
+	return n;
+}
+
+/*
+ * Backoff: a destroyed id's DREQ is resent like any other, though the id
+ * let go of its path when it was destroyed: 1 + CM_DESTROY_RETRIES DREQs,
+ * each the same, and its port's window slot given back at the end.
+ */
+static void backoff_resends_a_destroyed_ids_dreq(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id;
+	unsigned int n = 0;
+
+	spin_lock_irq(&fk->port->policy_lock);
+	fk->port->policy = pk_backoff(65536, 25);
+	spin_unlock_irq(&fk->port->policy_lock);
+	id = fk_active_established(fk);
+	fk_destroy(fk, id);
+	KUNIT_ASSERT_EQ(test, pk_sent_of(fk, CM_DREQ_ATTR_ID), 1U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->destroy_dreqs), 1);
+	while (n <= CM_DESTROY_RETRIES + 1 && fk_time_out(fk)) {
+		n++;
+		KUNIT_EXPECT_EQ(test, fk_last(fk)->attr, CM_DREQ_ATTR_ID);
+	}
+	KUNIT_EXPECT_EQ(test, n, CM_DESTROY_RETRIES + 1);
+	KUNIT_EXPECT_EQ(test, pk_sent_of(fk, CM_DREQ_ATTR_ID),
+			CM_DESTROY_RETRIES + 1);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, CM_DREQ_ATTR_ID),
+			(long)CM_DESTROY_RETRIES + 1);
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT_RETRIES, CM_DREQ_ATTR_ID),
+			(long)CM_DESTROY_RETRIES);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->destroy_dreqs), 0);
+	fk_end_timewaits(fk);
+}
+
 /*
  * The id listing shows what an id waiting for its answer goes by: the wait
  * and retries of its outstanding message, and when it resends next or,
@@ -583,6 +627,7 @@ static struct kunit_case pk_cases[] = {
 	KUNIT_CASE(timewait_is_stock_under_the_defaults),
 	KUNIT_CASE(backoff_resends_from_the_cm),
 	KUNIT_CASE(backoff_ends_with_the_answer),
+	KUNIT_CASE(backoff_resends_a_destroyed_ids_dreq),
 	KUNIT_CASE(listing_shows_the_timing_of_a_wait),
 	{}
 };

@@ -23,6 +23,10 @@
 #            (everything rxe0 sends is lost) and the client disconnects.
 #            Its DREQ must be given up on (4 sends, 3 retries counted)
 #            within 5 s.
+#   dreq-backoff: the same under the backoff schedule (as for backoff
+#            above): the CM resends the DREQ itself, also after cm_peer
+#            destroys the id (5 s after the disconnect), when the id no
+#            longer has a path of its own; 4 DREQs within 9.5 s.
 #
 # IBCM_DEAD_PEER_DEFAULTS=1 adds the same two with the default policy
 # (untouched, as the stock module): the connect must take about 74 s,
@@ -169,6 +173,9 @@ if [ "$IBCM_MODE" = ours ]; then
 	echo 2000 >"$POL/backoff_max_ms"
 	echo backoff >"$POL/schedule"
 	connect backoff 7000 9500 4 '[0-9]+'
+	if [ -x "$FUZZ_BIN/cm_peer" ]; then
+		dreq dreq-backoff 9500 4
+	fi
 	echo fixed >"$POL/schedule"
 	echo 65536 >"$POL/backoff_max_ms"
 	policy 15 31
