@@ -2083,6 +2083,32 @@ static void cm_free_msg(struct ib_mad_send_buf *msg)
 }
 
 /*
+ * A send buffer on @agent, one of @port's, addressed by @ah, on which it
+ * takes a reference: -ENODEV once the device is going away.  The caller
+ * holds the agent lock, which keeps @agent registered meanwhile.
+ */
+static struct ib_mad_send_buf *__cm_port_msg(struct cm_port *port,
+					     struct ib_mad_agent *agent,
+					     u32 remote_qpn, u16 pkey_index,
+					     struct cm_ah *ah)
+{
+	struct ib_mad_send_buf *msg;
+
+	lockdep_assert_held(&port->cm_dev->agent_lock);
+	/* Without a handle (cm_forget_ahs()) the device is going away. */
+	if (!agent || !ah || !READ_ONCE(ah->ah))
+		return ERR_PTR(-ENODEV);
+	msg = port->cm_dev->tp->create_msg(agent, remote_qpn, pkey_index);
+	if (!IS_ERR(msg)) {
+		refcount_inc(&ah->ref);
+		msg->ah = ah->ah;
+		msg->context[0] = NULL;
+		msg->context[1] = ah;
+	}
+	return msg;
+}
+
+/*
  * A send buffer on @port's CM agent, or (@send_only) its send-only agent,
  * which has no flow-control window (see struct cm_port), addressed by @ah, on
  * which it takes a reference: -ENODEV once the device is going away.
@@ -2094,22 +2120,13 @@ static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port,
 					   bool send_only, u32 remote_qpn,
 					   u16 pkey_index, struct cm_ah *ah)
 {
-	struct ib_mad_send_buf *msg = ERR_PTR(-ENODEV);
-	struct ib_mad_agent *agent;
+	struct ib_mad_send_buf *msg;
 
-	/* Without a handle (cm_forget_ahs()) the device is going away. */
 	read_lock(&port->cm_dev->agent_lock);
-	agent = send_only ? port->send_agent : port->mad_agent;
-	if (agent && ah && READ_ONCE(ah->ah))
-		msg = port->cm_dev->tp->create_msg(agent, remote_qpn,
-						   pkey_index);
+	msg = __cm_port_msg(port, send_only ? port->send_agent :
+					      port->mad_agent,
+			    remote_qpn, pkey_index, ah);
 	read_unlock(&port->cm_dev->agent_lock);
-	if (!IS_ERR(msg)) {
-		refcount_inc(&ah->ref);
-		msg->ah = ah->ah;
-		msg->context[0] = NULL;
-		msg->context[1] = ah;
-	}
 	return msg;
 }
 
@@ -4612,28 +4629,49 @@ static void cm_process_input(struct cm_id_priv *p, struct cm_input *in)
 /*
  * Backoff schedule: @old, the id's outstanding message, timed out.  If the
  * exchange has resends left, send a copy with the next wait, which takes
- * @old's place as p->msg.  Otherwise (or without a buffer for the copy)
- * p->msg stays @old: the send failed.  p->lock held.
+ * @old's place as p->msg, and return 0.  Otherwise (or without a buffer
+ * for the copy) p->msg stays @old: the send failed.  -ENODEV when @old's
+ * agent is being unregistered (its port or device is going away): the
+ * caller ends @old as that flush would have.  p->lock held.
  */
-static void cm_resend_locked(struct cm_id_priv *p, struct ib_mad_send_buf *old)
+static int cm_resend_locked(struct cm_id_priv *p, struct ib_mad_send_buf *old)
 {
 	unsigned long window = (unsigned long)old->context[1] & CM_MSG_WINDOW;
 	struct cm_ah *ah = cm_msg_ah(old);
+	struct cm_port *port = ah->port;
+	struct cm_device *cm_dev = port->cm_dev;
 	struct ib_mad_send_buf *msg;
+	struct ib_mad_agent *agent;
+	int ret;
 
 	lockdep_assert_held(&p->lock);
 	if (p->policy.schedule != CM_SCHEDULE_BACKOFF ||
 	    p->msg_resends >= p->msg_retries)
-		return;
+		return -ETIMEDOUT;
+	/*
+	 * The agent lock is held from the copy's creation to its post:
+	 * cm_ib_drop_agents() either clears the agent first, and there is no
+	 * copy, or after the post, and unregistering the agent flushes it.
+	 * A copy goes only on @old's own agent, never on one registered
+	 * since.
+	 */
+	read_lock(&cm_dev->agent_lock);
+	agent = p->msg_send_only ? port->send_agent : port->mad_agent;
+	if (!agent || agent != old->mad_agent) {
+		read_unlock(&cm_dev->agent_lock);
+		return -ENODEV;
+	}
 	/*
 	 * To the same address as @old, whose handle it holds a reference on
 	 * (a destroyed id has let go of its path), on the agent and with the
 	 * P_Key index @old was posted with.
 	 */
-	msg = cm_port_msg(ah->port, p->msg_send_only, p->id.remote_cm_qpn,
-			  p->msg_pkey_index, ah);
-	if (IS_ERR(msg))
-		return;
+	msg = __cm_port_msg(port, agent, p->id.remote_cm_qpn,
+			    p->msg_pkey_index, ah);
+	if (IS_ERR(msg)) {
+		read_unlock(&cm_dev->agent_lock);
+		return PTR_ERR(msg);
+	}
 	memcpy(msg->mad, old->mad, old->hdr_len + old->data_len);
 	/* Counted as a resend; a destroyed id's DREQ keeps its window slot. */
 	msg->context[1] = (void *)((unsigned long)msg->context[1] |
@@ -4643,7 +4681,9 @@ static void cm_resend_locked(struct cm_id_priv *p, struct ib_mad_send_buf *old)
 	p->msg_resends++;
 	cm_time_msg(p, msg);
 	cm_get_id(p);
-	if (cm_msg_dev(msg)->tp->post(msg, NULL)) {
+	ret = cm_dev->tp->post(msg, NULL);
+	read_unlock(&cm_dev->agent_lock);
+	if (ret) {
 		/* The caller's reference (@old's) keeps the id alive. */
 		cm_put_id(p);
 		old->context[1] = (void *)((unsigned long)old->context[1] |
@@ -4651,9 +4691,10 @@ static void cm_resend_locked(struct cm_id_priv *p, struct ib_mad_send_buf *old)
 		msg->context[0] = NULL;
 		msg->context[1] = cm_msg_ah(msg);
 		cm_free_msg(msg);
-		return;
+		return ret;
 	}
 	p->msg = msg;
+	return 0;
 }
 
 static void cm_send_handler(struct ib_mad_agent *agent,
@@ -4662,6 +4703,7 @@ static void cm_send_handler(struct ib_mad_agent *agent,
 	struct ib_mad_send_buf *msg = wc->send_buf;
 	struct cm_port *port = agent->context;
 	__be16 attr_id = ((struct ib_mad_hdr *)msg->mad)->attr_id;
+	enum ib_wc_status status = wc->status;
 	int retries = msg->retries;
 	struct cm_id_priv *p;
 	unsigned long flags;
@@ -4681,9 +4723,13 @@ static void cm_send_handler(struct ib_mad_agent *agent,
 	p = xchg(&msg->context[0], NULL);
 	if (p) {
 		spin_lock_irqsave(&p->lock, flags);
-		/* Backoff: a resend, if any, is p->msg from now on. */
-		if (p->msg == msg && wc->status == IB_WC_RESP_TIMEOUT_ERR)
-			cm_resend_locked(p, msg);
+		/*
+		 * Backoff: a resend, if any, is p->msg from now on.  None
+		 * because the agent is going away: as if flushed.
+		 */
+		if (p->msg == msg && status == IB_WC_RESP_TIMEOUT_ERR &&
+		    cm_resend_locked(p, msg) == -ENODEV)
+			status = IB_WC_WR_FLUSH_ERR;
 		if (p->msg == msg) {
 			p->msg = NULL;
 			/*
@@ -4691,10 +4737,10 @@ static void cm_send_handler(struct ib_mad_agent *agent,
 			 * unless the id is destroyed, which its DREQ ending
 			 * (in any way) takes to timewait.
 			 */
-			if (wc->status != IB_WC_SUCCESS &&
-			    (wc->status != IB_WC_WR_FLUSH_ERR || p->destroyed)) {
+			if (status != IB_WC_SUCCESS &&
+			    (status != IB_WC_WR_FLUSH_ERR || p->destroyed)) {
 				p->err_state = p->msg_state;
-				p->err_status = wc->status;
+				p->err_status = status;
 				cm_queue_own_input_locked(p, &p->err_in);
 			}
 		}

@@ -543,6 +543,36 @@ static void backoff_resends_a_destroyed_ids_dreq(struct kunit *test)
 }
 
 /*
+ * Backoff: a timeout that comes while the port's agent is being
+ * unregistered makes no copy on it, or on any agent registered since; the
+ * id hears nothing, as of a send the unregistration flushed.
+ */
+static void backoff_resends_nothing_on_an_agent_going_away(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct cm_device *cm_dev = fk->port->cm_dev;
+	struct ib_mad_agent *agent;
+	struct ib_cm_id *id;
+
+	spin_lock_irq(&fk->port->policy_lock);
+	fk->port->policy = pk_backoff(65536, 25);
+	spin_unlock_irq(&fk->port->policy_lock);
+	id = fk_active_req_sent(fk);
+	write_lock_irq(&cm_dev->agent_lock);
+	agent = fk->port->mad_agent;
+	WRITE_ONCE(fk->port->mad_agent, NULL);
+	write_unlock_irq(&cm_dev->agent_lock);
+	KUNIT_ASSERT_TRUE(test, fk_time_out(fk));
+	write_lock_irq(&cm_dev->agent_lock);
+	WRITE_ONCE(fk->port->mad_agent, agent);
+	write_unlock_irq(&cm_dev->agent_lock);
+	FK_EXPECT_SENT(fk, 1, CM_REQ_ATTR_ID);
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+	FK_EXPECT_EVENT(fk, 0, FK_ANY);
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_REQ_SENT);
+}
+
+/*
  * The id listing shows what an id waiting for its answer goes by: the wait
  * and retries of its outstanding message, and when it resends next or,
  * after its last send, gives up.  (Under the fixed schedule the count of
@@ -628,6 +658,7 @@ static struct kunit_case pk_cases[] = {
 	KUNIT_CASE(backoff_resends_from_the_cm),
 	KUNIT_CASE(backoff_ends_with_the_answer),
 	KUNIT_CASE(backoff_resends_a_destroyed_ids_dreq),
+	KUNIT_CASE(backoff_resends_nothing_on_an_agent_going_away),
 	KUNIT_CASE(listing_shows_the_timing_of_a_wait),
 	{}
 };
