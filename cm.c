@@ -2622,7 +2622,9 @@ static void cm_reset_to_idle(struct cm_id_priv *p, enum cm_cause cause)
 
 /*
  * Enter TIMEWAIT for the path's timeout (at most CM_TIMEWAIT_MAX_IBA, and
- * at most the port's max_response_timeout).
+ * at most the max_response_timeout of the policy the id's exchange took,
+ * p->policy: a destroyed id has no port to ask any more, and a change of
+ * the port's policy applies to exchanges that begin after it).
  * The remote QP may be reused at once (the stale check forgets it), but
  * the comm IDs stay known so that late duplicates are answered.  p->lock
  * held.
@@ -2631,12 +2633,10 @@ static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 {
 	unsigned int t = min_t(unsigned int, p->av.timeout, CM_TIMEWAIT_MAX_IBA);
 	unsigned long delay = 0;
-	struct cm_policy pol;
 	unsigned long flags;
 
 	lockdep_assert_held(&p->lock);
-	cm_port_policy(p->av.port, &pol);
-	t = cm_policy_timeout(&pol, t);
+	t = cm_policy_timeout(&p->policy, t);
 
 	cm_cancel_msg(p);
 	cm_set_state(p, IB_CM_TIMEWAIT, cause);

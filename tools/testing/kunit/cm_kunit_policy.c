@@ -435,6 +435,36 @@ static void caps_apply_to_timewait(struct kunit *test)
 	fk_end_timewaits(fk);
 }
 
+/*
+ * Timewait is cut by the policy the exchange took, not by the port's
+ * policy of the moment: here a destroyed id's, which has no port to ask
+ * any more, while the port's policy changed meanwhile.
+ */
+static void caps_apply_to_a_destroyed_ids_timewait(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_active_established(fk);
+	__be32 local_id = id->local_id;
+	struct cm_timewait *tw;
+	long left = LONG_MAX;
+	void *entry;
+
+	pk_set(fk, 1, 20);
+	fk_destroy(fk, id);
+	pk_set(fk, CM_RETRIES_MAX, CM_TIMEOUT_MAX);
+	KUNIT_ASSERT_TRUE(test, fk_time_out(fk));
+	/* Destroyed, the id gave way to a timewait record. */
+	rcu_read_lock();
+	entry = xa_load(&cm.local_ids, cm_local_index(local_id));
+	if (entry && xa_pointer_tag(entry) == CM_XA_RECORD) {
+		tw = xa_untag_pointer(entry);
+		left = (long)(READ_ONCE(tw->timer.expires) - jiffies);
+	}
+	rcu_read_unlock();
+	KUNIT_EXPECT_LE(test, left, (long)msecs_to_jiffies(cm_iba_to_ms(20)));
+	fk_end_timewaits(fk);
+}
+
 static void timewait_is_stock_under_the_defaults(struct kunit *test)
 {
 	struct fk *fk = test->priv;
@@ -654,6 +684,7 @@ static struct kunit_case pk_cases[] = {
 	KUNIT_CASE(caps_apply_to_sidr_req),
 	KUNIT_CASE(caps_apply_to_an_mra),
 	KUNIT_CASE(caps_apply_to_timewait),
+	KUNIT_CASE(caps_apply_to_a_destroyed_ids_timewait),
 	KUNIT_CASE(timewait_is_stock_under_the_defaults),
 	KUNIT_CASE(backoff_resends_from_the_cm),
 	KUNIT_CASE(backoff_ends_with_the_answer),
