@@ -540,6 +540,8 @@ struct cm_req_work {
  * @qp_type: transport of the connection
  * @path_mtu: MTU of the path
  * @timeout_ms: how long to wait for the answer to @msg
+ * @timeout_is_peers: @timeout_ms is what the peer advertised (the Local CM
+ *	Response Timeout of its REQ, on the passive side), not ours
  * @max_cm_retries: how often @msg is resent
  * @policy: its port's CM policy as the exchange of @msg began
  *	(cm_take_policy())
@@ -615,6 +617,7 @@ struct cm_id_priv {
 	enum ib_qp_type qp_type;
 	enum ib_mtu path_mtu;
 	int timeout_ms;
+	bool timeout_is_peers;
 	u8 max_cm_retries;
 	struct cm_policy policy;
 	int msg_timeout_ms;
@@ -759,7 +762,11 @@ static u8 cm_clamp(u8 val, unsigned int bits)
  *   schedule), the extension an MRA asks for and timewait are cut to the
  *   time that exponent stands for (cm_policy_wait_cap(),
  *   cm_policy_timeout()), which is never below the response timeout
- *   advertised;
+ *   advertised; except a wait whose timeout the peer advertised (the
+ *   passive side's REP waiting for the RTU and its DREQ, which wait for
+ *   the Local CM Response Timeout of the peer's REQ): the peer said it
+ *   may take that long, so those keep it and only their retries are
+ *   capped (p->timeout_is_peers);
  * - the retries a REQ advertises, and those of every retried message,
  *   are cut to max_retries (cm_policy_retries());
  * - the schedule decides each wait (cm_policy_wait_ms()): "fixed" waits
@@ -2207,7 +2214,12 @@ static int cm_post_tracked(struct cm_id_priv *p, struct ib_mad_send_buf *msg,
 	/* What the backoff schedule's copies are made with. */
 	p->msg_pkey_index = p->av.pkey_index;
 	p->msg_send_only = send_only;
-	p->msg_timeout_ms = cm_policy_wait_cap(&p->policy, p->timeout_ms);
+	/*
+	 * A wait the peer set (it said it may take that long to answer) is
+	 * not cut: the policy caps only its retries.
+	 */
+	p->msg_timeout_ms = p->timeout_is_peers ? p->timeout_ms :
+			    cm_policy_wait_cap(&p->policy, p->timeout_ms);
 	p->msg_retries = cm_policy_retries(&p->policy, p->max_cm_retries);
 	p->msg_resends = 0;
 	cm_time_msg(p, msg);
@@ -3440,6 +3452,7 @@ static void cm_take_req(struct cm_id_priv *listen, struct cm_work *work)
 	p->tid = req->hdr.tid;
 	p->timeout_ms =
 		cm_iba_to_ms(IBA_GET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, req));
+	p->timeout_is_peers = true;
 	p->max_cm_retries = IBA_GET(CM_REQ_MAX_CM_RETRIES, req);
 	p->remote_qpn = cpu_to_be32(IBA_GET(CM_REQ_LOCAL_QPN, req));
 	p->remote_ca_guid = cpu_to_be64(IBA_GET(CM_REQ_LOCAL_CA_GUID, req));
@@ -5282,6 +5295,7 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	cm_take_policy(p);
 	p->timeout_ms = 2 * cm_iba_to_ms(param->primary_path->packet_life_time) +
 		cm_iba_to_ms(cm_req_response_timeout(p, param));
+	p->timeout_is_peers = false;
 	p->max_cm_retries = cm_policy_retries(&p->policy,
 					      cm_clamp(param->max_cm_retries, 4));
 	p->initiator_depth = param->initiator_depth;
@@ -5715,6 +5729,7 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id,
 	cm_av_move(&p->av, &av);
 	p->id.service_id = param->service_id;
 	p->timeout_ms = min_t(unsigned long, param->timeout_ms, INT_MAX);
+	p->timeout_is_peers = false;
 	p->max_cm_retries = param->max_cm_retries;
 	cm_take_policy(p);
 	p->tid = cm_new_tid();

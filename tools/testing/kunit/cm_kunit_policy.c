@@ -342,8 +342,13 @@ static void caps_apply_to_req(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT_RETRIES, CM_REQ_ATTR_ID), 1L);
 }
 
-/* The REP and the DREQ of a passive connection; each takes the policy. */
-static void caps_apply_to_rep_and_dreq(struct kunit *test)
+/*
+ * The REP and the DREQ of a passive connection; each takes the policy.
+ * Both wait for as long as the peer's REQ said it may take to answer
+ * (its Local CM Response Timeout, 20 here): the peer advertised that, not
+ * we, so a cap below it cuts only their retries.
+ */
+static void caps_keep_the_peers_timeout_on_rep_and_dreq(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	union cm_kunit_msg mad;
@@ -351,7 +356,7 @@ static void caps_apply_to_rep_and_dreq(struct kunit *test)
 
 	pk_set(fk, 2, 10);
 	KUNIT_ASSERT_EQ(test, fk_send_rep(id), 0);
-	pk_expect_tracked(fk, cm_iba_to_ms(10), 2);
+	pk_expect_tracked(fk, cm_iba_to_ms(20), 2);
 	fk_conn_msg(&mad, CM_RTU_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk_receive(fk, &mad);
 	KUNIT_ASSERT_EQ(test, id->state, IB_CM_ESTABLISHED);
@@ -359,11 +364,36 @@ static void caps_apply_to_rep_and_dreq(struct kunit *test)
 	pk_set(fk, 0, 12);
 	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
 	fk_settle(fk);
-	pk_expect_tracked(fk, cm_iba_to_ms(12), 0);
+	pk_expect_tracked(fk, cm_iba_to_ms(20), 0);
 	KUNIT_ASSERT_TRUE(test, fk_time_out(fk));
 	FK_EXPECT_EVENT(fk, 3, IB_CM_DREQ_ERROR);
 	KUNIT_EXPECT_EQ(test, id->state, IB_CM_TIMEWAIT);
 	fk_end_timewaits(fk);
+}
+
+/* Under backoff too, the peer's timeout is the shortest wait. */
+static void backoff_keeps_the_peers_timeout_on_rep(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *id = fk_passive_req_rcvd(fk);
+	struct fk_msg *m;
+
+	spin_lock_irq(&fk->port->policy_lock);
+	fk->port->policy = pk_backoff(200, 0);
+	fk->port->policy.max_retries = 1;
+	fk->port->policy.max_response_timeout = 10;
+	spin_unlock_irq(&fk->port->policy_lock);
+	KUNIT_ASSERT_EQ(test, fk_send_rep(id), 0);
+	m = fk_tracked(fk);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_EQ(test, m->timeout_ms, (u32)cm_iba_to_ms(20));
+	KUNIT_ASSERT_TRUE(test, fk_time_out(fk));
+	m = fk_tracked(fk);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_EQ(test, m->timeout_ms, (u32)cm_iba_to_ms(20));
+	KUNIT_ASSERT_TRUE(test, fk_time_out(fk));
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_count(fk, CM_XMIT, CM_REP_ATTR_ID), 2L);
 }
 
 /* The active side's DREQ waits by the policy of when it is sent. */
@@ -679,7 +709,8 @@ static struct kunit_case pk_cases[] = {
 	KUNIT_CASE(defaults_time_the_sidr_req_as_stock),
 	KUNIT_CASE(defaults_time_rep_and_dreq_as_stock),
 	KUNIT_CASE(caps_apply_to_req),
-	KUNIT_CASE(caps_apply_to_rep_and_dreq),
+	KUNIT_CASE(caps_keep_the_peers_timeout_on_rep_and_dreq),
+	KUNIT_CASE(backoff_keeps_the_peers_timeout_on_rep),
 	KUNIT_CASE(caps_apply_to_active_dreq),
 	KUNIT_CASE(caps_apply_to_sidr_req),
 	KUNIT_CASE(caps_apply_to_an_mra),
