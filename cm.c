@@ -4646,6 +4646,12 @@ static void cm_process_input(struct cm_id_priv *p, struct cm_input *in)
  * for the copy) p->msg stays @old: the send failed.  -ENODEV when @old's
  * agent is being unregistered (its port or device is going away): the
  * caller ends @old as that flush would have.  p->lock held.
+ *
+ * The copy is allocated atomically (GFP_ATOMIC, in the MAD layer's
+ * completion, under p->lock): when that fails, or the post does, the
+ * exchange ends early, reported as a timeout of its last send, with
+ * resends left over.  The icm_resend_err trace event records each such
+ * case, so that an early end can be told from a peer that never answered.
  */
 static int cm_resend_locked(struct cm_id_priv *p, struct ib_mad_send_buf *old)
 {
@@ -4683,6 +4689,8 @@ static int cm_resend_locked(struct cm_id_priv *p, struct ib_mad_send_buf *old)
 			    p->msg_pkey_index, ah);
 	if (IS_ERR(msg)) {
 		read_unlock(&cm_dev->agent_lock);
+		trace_icm_resend_err(be32_to_cpu(p->id.local_id), p->id.state,
+				     PTR_ERR(msg));
 		return PTR_ERR(msg);
 	}
 	memcpy(msg->mad, old->mad, old->hdr_len + old->data_len);
@@ -4704,6 +4712,8 @@ static int cm_resend_locked(struct cm_id_priv *p, struct ib_mad_send_buf *old)
 		msg->context[0] = NULL;
 		msg->context[1] = cm_msg_ah(msg);
 		cm_free_msg(msg);
+		trace_icm_resend_err(be32_to_cpu(p->id.local_id), p->id.state,
+				     ret);
 		return ret;
 	}
 	p->msg = msg;
