@@ -70,7 +70,11 @@
  * cm_id_priv->lock (irq-safe) protects the id's state, protocol fields and
  *   input queue.  It may be taken before cm.lock, never after it.
  * cm_device->agent_lock (rwlock) keeps a port's MAD agents from going
- *   away while a send is being prepared.
+ *   away while a send is being prepared (and, for a resend of the backoff
+ *   schedule, posted).
+ * cm_port->policy_lock (irq-safe) protects the port's CM policy.  It is a
+ *   leaf lock: taken under cm_id_priv->lock (cm_take_policy()) or alone,
+ *   and nothing is taken under it.
  * Local IDs live in an xarray with its own lock; lookups by local ID run
  *   under RCU and take a reference with refcount_inc_not_zero().
  * No lock is held while a handler runs.
@@ -188,7 +192,8 @@ enum cm_drop_reason {
 
 #define CM_RETRIES_MAX		15	/* the 4-bit field's largest */
 #define CM_TIMEOUT_MAX		31	/* the 5-bit field's largest */
-#define CM_BACKOFF_MAX_MS	8388608		/* cm_iba_to_ms(31) */
+/* cm_iba_to_ms(CM_TIMEOUT_MAX): 8388608 ms, about 2.3 hours */
+#define CM_BACKOFF_MAX_MS	(1U << (CM_TIMEOUT_MAX - 8))
 
 enum cm_schedule {
 	CM_SCHEDULE_FIXED,	/* the IBTA's fixed interval (stock) */
@@ -838,6 +843,12 @@ static u32 *cm_knob_val(struct cm_policy *pol, const struct cm_policy_knob *k)
 	return (u32 *)((char *)pol + k->offset);
 }
 
+static u32 cm_knob_get(const struct cm_policy *pol,
+		       const struct cm_policy_knob *k)
+{
+	return *(const u32 *)((const char *)pol + k->offset);
+}
+
 /*
  * Parse @buf (a sysfs write or a module parameter, @what names it in the
  * message) as a value of @k into *@val: -EINVAL, and a rate-limited
@@ -855,14 +866,14 @@ static int cm_policy_parse(const struct cm_policy_knob *k, const char *what,
 			*val = ret;
 			return 0;
 		}
-		pr_warn_ratelimited("%s: \"%.*s\" is neither %s nor %s\n",
+		pr_warn_ratelimited("%s: \"%*pE\" is neither %s nor %s\n",
 				    what, min(len, 32), buf, k->words[0],
 				    k->words[1]);
 		return -EINVAL;
 	}
 	ret = kstrtou32(buf, 10, val);
 	if (ret || *val < k->min || *val > k->max) {
-		pr_warn_ratelimited("%s: \"%.*s\" is not a number from %u to %u\n",
+		pr_warn_ratelimited("%s: \"%*pE\" is not a number from %u to %u\n",
 				    what, min(len, 32), buf, k->min, k->max);
 		return -EINVAL;
 	}
@@ -917,32 +928,52 @@ static int cm_policy_wait_ms(const struct cm_policy *pol, int timeout_ms,
 static int cm_policy_format(const struct cm_policy *pol,
 			    const struct cm_policy_knob *k, char *buf)
 {
-	u32 v = *cm_knob_val((struct cm_policy *)pol, k);
+	u32 v = cm_knob_get(pol, k);
 
 	if (k->words)
-		return scnprintf(buf, PAGE_SIZE, "%s\n", k->words[v]);
-	return scnprintf(buf, PAGE_SIZE, "%u\n", v);
+		return sysfs_emit(buf, "%s\n", k->words[v]);
+	return sysfs_emit(buf, "%u\n", v);
 }
 
 /*
  * The module parameters policy_<knob> are the policy of each port as it
- * is added; they are set when the module is loaded.
+ * is added; they are set when the module is loaded.  Each one's argument
+ * is its field of cm_policy_default, which tells its knob.
  */
+static const struct cm_policy_knob *cm_param_knob(const struct kernel_param *kp)
+{
+	size_t offset = (char *)kp->arg - (char *)&cm_policy_default;
+	unsigned int i;
+
+	for (i = 0; i < CM_KNOBS; i++)
+		if (cm_policy_knobs[i].offset == offset)
+			return &cm_policy_knobs[i];
+	WARN_ON_ONCE(1);
+	return NULL;
+}
+
 static int cm_policy_param_set(const char *val, const struct kernel_param *kp)
 {
-	const struct cm_policy_knob *k = kp->arg;
+	const struct cm_policy_knob *k = cm_param_knob(kp);
+	u32 *field = kp->arg;
 	u32 v;
 	int ret;
 
+	if (!k)
+		return -EINVAL;
 	ret = cm_policy_parse(k, kp->name, val, &v);
 	if (!ret)
-		*cm_knob_val(&cm_policy_default, k) = v;
+		*field = v;
 	return ret;
 }
 
 static int cm_policy_param_get(char *buf, const struct kernel_param *kp)
 {
-	return cm_policy_format(&cm_policy_default, kp->arg, buf);
+	const struct cm_policy_knob *k = cm_param_knob(kp);
+
+	if (!k)
+		return -EINVAL;
+	return cm_policy_format(&cm_policy_default, k, buf);
 }
 
 static const struct kernel_param_ops cm_policy_param_ops = {
@@ -950,20 +981,20 @@ static const struct kernel_param_ops cm_policy_param_ops = {
 	.get = cm_policy_param_get,
 };
 
-#define CM_POLICY_PARAM(field, knob, desc)				\
+#define CM_POLICY_PARAM(field, desc)					\
 	module_param_cb(policy_##field, &cm_policy_param_ops,		\
-			(void *)&cm_policy_knobs[knob], 0444);		\
+			&cm_policy_default.field, 0444);		\
 	MODULE_PARM_DESC(policy_##field, desc)
 
-CM_POLICY_PARAM(max_retries, CM_KNOB_MAX_RETRIES,
+CM_POLICY_PARAM(max_retries,
 		"Most resends of a CM message, 0-15 (default 15: no bound)");
-CM_POLICY_PARAM(max_response_timeout, CM_KNOB_MAX_RESPONSE_TIMEOUT,
+CM_POLICY_PARAM(max_response_timeout,
 		"Largest CM response timeout, 4.096us * 2^N, 0-31 (default 31: no bound)");
-CM_POLICY_PARAM(schedule, CM_KNOB_SCHEDULE,
+CM_POLICY_PARAM(schedule,
 		"When to resend: fixed (the IBTA's interval, default) or backoff");
-CM_POLICY_PARAM(backoff_max_ms, CM_KNOB_BACKOFF_MAX_MS,
+CM_POLICY_PARAM(backoff_max_ms,
 		"backoff: longest wait before jitter, ms (default 65536)");
-CM_POLICY_PARAM(backoff_jitter, CM_KNOB_BACKOFF_JITTER,
+CM_POLICY_PARAM(backoff_jitter,
 		"backoff: random extra wait, percent, 0-100 (default 25)");
 
 /* The policy of @port now, or the defaults where there is no port. */
@@ -2174,6 +2205,7 @@ static int cm_post_oneshot(struct ib_mad_send_buf *msg)
  */
 static void cm_time_msg(struct cm_id_priv *p, struct ib_mad_send_buf *msg)
 {
+	lockdep_assert_held(&p->lock);
 	if (p->policy.schedule == CM_SCHEDULE_BACKOFF) {
 		msg->timeout_ms = cm_policy_wait_ms(&p->policy,
 						    p->msg_timeout_ms,
@@ -2192,6 +2224,7 @@ static void cm_time_msg(struct cm_id_priv *p, struct ib_mad_send_buf *msg)
 /* How often the outstanding message was resent so far.  p->lock held. */
 static int cm_msg_resends(struct cm_id_priv *p)
 {
+	lockdep_assert_held(&p->lock);
 	if (p->policy.schedule == CM_SCHEDULE_BACKOFF)
 		return p->msg_resends;
 	/* The MAD layer counts its resends in the buffer. */
@@ -6750,6 +6783,7 @@ static void cm_show_timing(struct seq_file *m, struct cm_id_priv *p)
 	long left;
 	int done;
 
+	lockdep_assert_held(&p->lock);
 	if (!p->msg)
 		return;
 	done = cm_msg_resends(p);
@@ -6777,7 +6811,8 @@ static void cm_show_id(struct seq_file *m, struct cm_id_priv *p)
 		/* A destroyed id's device may be gone: only its av tells. */
 		dev = dev_name(&p->id.device->dev);
 	}
-	retries = cm_msg_resends(p);
+	/* Only an id waiting for an answer has resends to show. */
+	retries = p->msg ? cm_msg_resends(p) : 0;
 	/* Set only through cm_change_state(), both index their tables. */
 	seq_printf(m, "%s %u %s %s 0x%08x 0x%08x 0x%06x 0x%06x 0x%016llx %u %d",
 		   dev ?: "-", port, cm_state_names[p->id.state],
