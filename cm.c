@@ -70,7 +70,11 @@
  * cm_id_priv->lock (irq-safe) protects the id's state, protocol fields and
  *   input queue.  It may be taken before cm.lock, never after it.
  * cm_device->agent_lock (rwlock) keeps a port's MAD agents from going
- *   away while a send is being prepared.
+ *   away while a send is being prepared (and, for a resend of the backoff
+ *   schedule, posted).
+ * cm_port->policy_lock (irq-safe) protects the port's CM policy.  It is a
+ *   leaf lock: taken under cm_id_priv->lock (cm_take_policy()) or alone,
+ *   and nothing is taken under it.
  * Local IDs live in an xarray with its own lock; lookups by local ID run
  *   under RCU and take a reference with refcount_inc_not_zero().
  * No lock is held while a handler runs.
@@ -186,6 +190,47 @@ enum cm_drop_reason {
 	CM_DROP_REASONS
 };
 
+#define CM_RETRIES_MAX		15	/* the 4-bit field's largest */
+#define CM_TIMEOUT_MAX		31	/* the 5-bit field's largest */
+/* cm_iba_to_ms(CM_TIMEOUT_MAX): 8388608 ms, about 2.3 hours */
+#define CM_BACKOFF_MAX_MS	(1U << (CM_TIMEOUT_MAX - 8))
+
+enum cm_schedule {
+	CM_SCHEDULE_FIXED,	/* the IBTA's fixed interval (stock) */
+	CM_SCHEDULE_BACKOFF,	/* exponential backoff with jitter */
+	CM_SCHEDULES
+};
+
+static const char * const cm_schedule_names[CM_SCHEDULES] = {
+	[CM_SCHEDULE_FIXED] = "fixed",
+	[CM_SCHEDULE_BACKOFF] = "backoff",
+};
+
+/* cm_policy_parse() names both in its message. */
+static_assert(CM_SCHEDULES == 2);
+
+/**
+ * struct cm_policy - how the CM waits for answers on one port
+ * @max_retries: most resends of a message; CM_RETRIES_MAX bounds nothing
+ * @max_response_timeout: largest response timeout (IBTA exponent) a
+ *	message may advertise and be waited for; CM_TIMEOUT_MAX bounds
+ *	nothing
+ * @schedule: enum cm_schedule
+ * @backoff_max_ms: backoff: longest wait before jitter, unless the
+ *	advertised timeout is longer
+ * @backoff_jitter: backoff: percent of a wait added to it at most, at random
+ *
+ * All u32, so that one table (cm_policy_knobs) describes them all.
+ * "The CM policy of a port", further down, says what each does.
+ */
+struct cm_policy {
+	u32 max_retries;
+	u32 max_response_timeout;
+	u32 schedule;
+	u32 backoff_max_ms;
+	u32 backoff_jitter;
+};
+
 struct cm_device;
 struct cm_transport;
 
@@ -206,6 +251,8 @@ struct cm_transport;
  * @answers: received MADs that nobody's id takes and that need an answer
  * @nr_answers: entries on @answers
  * @answer_work: answers them, on cm.wq
+ * @policy_lock: protects @policy
+ * @policy: the port's CM policy (see "The CM policy of a port")
  */
 struct cm_port {
 	struct cm_device *cm_dev;
@@ -218,6 +265,8 @@ struct cm_port {
 	struct list_head answers;
 	unsigned int nr_answers;
 	struct work_struct answer_work;
+	spinlock_t policy_lock;		/* @policy */
+	struct cm_policy policy;
 	atomic_long_t counters[CM_RECV_DUPLICATES + 1][CM_ATTR_COUNT];
 	atomic_long_t drops[CM_DROP_REASONS];
 };
@@ -496,7 +545,20 @@ struct cm_req_work {
  * @qp_type: transport of the connection
  * @path_mtu: MTU of the path
  * @timeout_ms: how long to wait for the answer to @msg
+ * @timeout_is_peers: @timeout_ms is what the peer advertised (the Local CM
+ *	Response Timeout of its REQ, on the passive side), not ours
  * @max_cm_retries: how often @msg is resent
+ * @policy: its port's CM policy as the exchange of @msg began
+ *	(cm_take_policy())
+ * @msg_timeout_ms: @timeout_ms under @policy
+ * @msg_retries: @max_cm_retries under @policy
+ * @msg_resends: how often the CM resent @msg itself (backoff schedule)
+ * @msg_since: jiffies when the current wait for an answer began
+ * @msg_wait_ms: how long that wait is
+ * @msg_resends_since: resends of @msg done when it began
+ * @msg_pkey_index: the P_Key index @msg was posted with, for the backoff
+ *	schedule's copies (a destroyed id has no path left to read it from)
+ * @msg_send_only: @msg went out on its port's send-only agent
  * @responder_resources: RDMA reads/atomics we accept
  * @initiator_depth: RDMA reads/atomics we issue
  * @retry_count: transport retry count
@@ -560,7 +622,17 @@ struct cm_id_priv {
 	enum ib_qp_type qp_type;
 	enum ib_mtu path_mtu;
 	int timeout_ms;
+	bool timeout_is_peers;
 	u8 max_cm_retries;
+	struct cm_policy policy;
+	int msg_timeout_ms;
+	u8 msg_retries;
+	u8 msg_resends;
+	unsigned long msg_since;
+	int msg_wait_ms;
+	int msg_resends_since;
+	u16 msg_pkey_index;
+	bool msg_send_only;
 	u8 responder_resources;
 	u8 initiator_depth;
 	u8 retry_count;
@@ -677,6 +749,276 @@ static u8 cm_ack_timeout(u8 ca_ack_delay, u8 packet_life_time)
 static u8 cm_clamp(u8 val, unsigned int bits)
 {
 	return min_t(u8, val, BIT(bits) - 1);
+}
+
+/* ---------------------------------------------------------------------
+ * The CM policy of a port
+ *
+ * How long the CM waits for the answer to a retried message (REQ, REP,
+ * DREQ, SIDR_REQ; LAP, which no API sends in 7.2, would be one too) and
+ * how often it resends it.  Each port has its own policy, in sysfs
+ * (cm_policy/ beside the counters), starting out as the module
+ * parameters say.  Every number the CM waits or retries by passes
+ * through the functions of this section, and nowhere else:
+ *
+ * - a response timeout (the 5-bit IBTA exponent) that a REQ advertises
+ *   is cut to max_response_timeout (cm_policy_timeout());
+ * - a wait for an answer (the first, and every one of the fixed
+ *   schedule), the extension an MRA asks for and timewait are cut to the
+ *   time that exponent stands for (cm_policy_wait_cap(),
+ *   cm_policy_timeout()), which is never below the response timeout
+ *   advertised; except a wait whose timeout the peer advertised (the
+ *   passive side's REP waiting for the RTU and its DREQ, which wait for
+ *   the Local CM Response Timeout of the peer's REQ): the peer said it
+ *   may take that long, so those keep it and only their retries are
+ *   capped (p->timeout_is_peers);
+ * - the retries a REQ advertises, and those of every retried message,
+ *   are cut to max_retries (cm_policy_retries());
+ * - the schedule decides each wait (cm_policy_wait_ms()): "fixed" waits
+ *   the same timeout before every resend, as the IBTA describes and the
+ *   stock module does (the MAD layer resends); "backoff" doubles the wait
+ *   after every send up to backoff_max_ms, never below the timeout, and
+ *   adds up to backoff_jitter percent at random (the CM resends).
+ *
+ * The largest value of each bound (15 retries, timeout 31) bounds
+ * nothing: a SIDR_REQ's retries and waits are not limited to what the
+ * wire carries, and the stock module leaves them as asked.  With the
+ * defaults, every message and timer is the stock module's.  A policy is
+ * taken for an exchange when it begins (cm_take_policy()), so a change
+ * applies to exchanges that begin after it.
+ */
+
+/* The defaults of new ports (module parameters). */
+static struct cm_policy cm_policy_default = {
+	.max_retries = CM_RETRIES_MAX,
+	.max_response_timeout = CM_TIMEOUT_MAX,
+	.schedule = CM_SCHEDULE_FIXED,
+	.backoff_max_ms = 65536,
+	.backoff_jitter = 25,
+};
+
+/**
+ * struct cm_policy_knob - one setting of struct cm_policy
+ * @name: its file in cm_policy/ (and, prefixed with "policy_", its module
+ *	parameter)
+ * @offset: where it is in struct cm_policy
+ * @min: its smallest value
+ * @max: its largest value
+ * @words: names of the values, or NULL for a decimal number
+ */
+struct cm_policy_knob {
+	const char *name;
+	size_t offset;
+	u32 min;
+	u32 max;
+	const char * const *words;
+};
+
+#define CM_KNOB(field, lo, hi, w)					\
+	{ .name = #field, .offset = offsetof(struct cm_policy, field),	\
+	  .min = lo, .max = hi, .words = w }
+
+enum cm_knob_index {
+	CM_KNOB_MAX_RETRIES,
+	CM_KNOB_MAX_RESPONSE_TIMEOUT,
+	CM_KNOB_SCHEDULE,
+	CM_KNOB_BACKOFF_MAX_MS,
+	CM_KNOB_BACKOFF_JITTER,
+	CM_KNOBS
+};
+
+static const struct cm_policy_knob cm_policy_knobs[CM_KNOBS] = {
+	[CM_KNOB_MAX_RETRIES] = CM_KNOB(max_retries, 0, CM_RETRIES_MAX, NULL),
+	[CM_KNOB_MAX_RESPONSE_TIMEOUT] =
+		CM_KNOB(max_response_timeout, 0, CM_TIMEOUT_MAX, NULL),
+	[CM_KNOB_SCHEDULE] =
+		CM_KNOB(schedule, 0, CM_SCHEDULES - 1, cm_schedule_names),
+	[CM_KNOB_BACKOFF_MAX_MS] =
+		CM_KNOB(backoff_max_ms, 1, CM_BACKOFF_MAX_MS, NULL),
+	[CM_KNOB_BACKOFF_JITTER] = CM_KNOB(backoff_jitter, 0, 100, NULL),
+};
+
+static u32 *cm_knob_val(struct cm_policy *pol, const struct cm_policy_knob *k)
+{
+	return (u32 *)((char *)pol + k->offset);
+}
+
+static u32 cm_knob_get(const struct cm_policy *pol,
+		       const struct cm_policy_knob *k)
+{
+	return *(const u32 *)((const char *)pol + k->offset);
+}
+
+/*
+ * Parse @buf (a sysfs write or a module parameter, @what names it in the
+ * message) as a value of @k into *@val: -EINVAL, and a rate-limited
+ * message that says what is allowed, for anything else.
+ */
+static int cm_policy_parse(const struct cm_policy_knob *k, const char *what,
+			   const char *buf, u32 *val)
+{
+	int len = strcspn(buf, "\n");
+	int ret;
+
+	if (k->words) {
+		ret = __sysfs_match_string(k->words, k->max + 1, buf);
+		if (ret >= 0) {
+			*val = ret;
+			return 0;
+		}
+		pr_warn_ratelimited("%s: \"%*pE\" is neither %s nor %s\n",
+				    what, min(len, 32), buf, k->words[0],
+				    k->words[1]);
+		return -EINVAL;
+	}
+	ret = kstrtou32(buf, 10, val);
+	if (ret || *val < k->min || *val > k->max) {
+		pr_warn_ratelimited("%s: \"%*pE\" is not a number from %u to %u\n",
+				    what, min(len, 32), buf, k->min, k->max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A response timeout (IBTA exponent) under @pol. */
+static u8 cm_policy_timeout(const struct cm_policy *pol, u8 t)
+{
+	return min_t(u32, t, pol->max_response_timeout);
+}
+
+/* A wait for an answer, in ms, under @pol. */
+static int cm_policy_wait_cap(const struct cm_policy *pol, int ms)
+{
+	if (pol->max_response_timeout >= CM_TIMEOUT_MAX)
+		return ms;
+	return min(ms, cm_iba_to_ms(pol->max_response_timeout));
+}
+
+/* A number of resends under @pol. */
+static u8 cm_policy_retries(const struct cm_policy *pol, u8 retries)
+{
+	if (pol->max_retries >= CM_RETRIES_MAX)
+		return retries;
+	return min_t(u32, retries, pol->max_retries);
+}
+
+/*
+ * How long to wait for the answer after send number @attempt (0 for the
+ * first) of a message whose timeout is @timeout_ms, with @rnd a random
+ * number.  Fixed: @timeout_ms.  Backoff: @timeout_ms * 2^@attempt, at
+ * most backoff_max_ms but never below @timeout_ms, plus a jitter of
+ * (@rnd / 2^32) times backoff_jitter percent of that.
+ */
+static int cm_policy_wait_ms(const struct cm_policy *pol, int timeout_ms,
+			     unsigned int attempt, u32 rnd)
+{
+	u64 wait, span;
+
+	if (pol->schedule != CM_SCHEDULE_BACKOFF || timeout_ms <= 0)
+		return timeout_ms;
+	wait = (u64)timeout_ms << min(attempt, 31U);
+	wait = min_t(u64, wait, pol->backoff_max_ms);
+	wait = max_t(u64, wait, timeout_ms);
+	/* wait < 2^31 and jitter <= 100: no overflow */
+	span = div_u64(wait * pol->backoff_jitter, 100);
+	wait += (span * rnd) >> 32;
+	return min_t(u64, wait, INT_MAX);
+}
+
+static int cm_policy_format(const struct cm_policy *pol,
+			    const struct cm_policy_knob *k, char *buf)
+{
+	u32 v = cm_knob_get(pol, k);
+
+	if (k->words)
+		return sysfs_emit(buf, "%s\n", k->words[v]);
+	return sysfs_emit(buf, "%u\n", v);
+}
+
+/*
+ * The module parameters policy_<knob> are the policy of each port as it
+ * is added; they are set when the module is loaded.  Each one's argument
+ * is its field of cm_policy_default, which tells its knob.
+ */
+static const struct cm_policy_knob *cm_param_knob(const struct kernel_param *kp)
+{
+	size_t offset = (char *)kp->arg - (char *)&cm_policy_default;
+	unsigned int i;
+
+	for (i = 0; i < CM_KNOBS; i++)
+		if (cm_policy_knobs[i].offset == offset)
+			return &cm_policy_knobs[i];
+	WARN_ON_ONCE(1);
+	return NULL;
+}
+
+static int cm_policy_param_set(const char *val, const struct kernel_param *kp)
+{
+	const struct cm_policy_knob *k = cm_param_knob(kp);
+	u32 *field = kp->arg;
+	u32 v;
+	int ret;
+
+	if (!k)
+		return -EINVAL;
+	ret = cm_policy_parse(k, kp->name, val, &v);
+	if (!ret)
+		*field = v;
+	return ret;
+}
+
+static int cm_policy_param_get(char *buf, const struct kernel_param *kp)
+{
+	const struct cm_policy_knob *k = cm_param_knob(kp);
+
+	if (!k)
+		return -EINVAL;
+	return cm_policy_format(&cm_policy_default, k, buf);
+}
+
+static const struct kernel_param_ops cm_policy_param_ops = {
+	.set = cm_policy_param_set,
+	.get = cm_policy_param_get,
+};
+
+#define CM_POLICY_PARAM(field, desc)					\
+	module_param_cb(policy_##field, &cm_policy_param_ops,		\
+			&cm_policy_default.field, 0444);		\
+	MODULE_PARM_DESC(policy_##field, desc)
+
+CM_POLICY_PARAM(max_retries,
+		"Most resends of a CM message, 0-15 (default 15: no bound)");
+CM_POLICY_PARAM(max_response_timeout,
+		"Largest CM response timeout, 4.096us * 2^N, 0-31 (default 31: no bound)");
+CM_POLICY_PARAM(schedule,
+		"When to resend: fixed (the IBTA's interval, default) or backoff");
+CM_POLICY_PARAM(backoff_max_ms,
+		"backoff: longest wait before jitter, ms (default 65536)");
+CM_POLICY_PARAM(backoff_jitter,
+		"backoff: random extra wait, percent, 0-100 (default 25)");
+
+/* The policy of @port now, or the defaults where there is no port. */
+static void cm_port_policy(struct cm_port *port, struct cm_policy *pol)
+{
+	unsigned long flags;
+
+	if (!port) {
+		*pol = cm_policy_default;
+		return;
+	}
+	spin_lock_irqsave(&port->policy_lock, flags);
+	*pol = port->policy;
+	spin_unlock_irqrestore(&port->policy_lock, flags);
+}
+
+/*
+ * An exchange of @p begins (a REQ, REP, DREQ or SIDR_REQ is about to be
+ * made): it goes by its port's policy as it is now.  p->lock held.
+ */
+static void cm_take_policy(struct cm_id_priv *p)
+{
+	lockdep_assert_held(&p->lock);
+	cm_port_policy(p->av.port, &p->policy);
 }
 
 static bool cm_attr_valid(__be16 attr_id)
@@ -1274,6 +1616,8 @@ static struct cm_id_priv *cm_alloc_id(struct ib_device *device,
 	cm_init_input(&p->est_in, CM_INPUT_ESTABLISH);
 	cm_init_input(&p->tw_in, CM_INPUT_TIMEWAIT);
 	timer_setup(&p->tw_timer, cm_timewait_timer, 0);
+	/* Until an exchange takes its port's (cm_take_policy()). */
+	p->policy = cm_policy_default;
 
 	ret = xa_alloc_cyclic_irq(&cm.local_ids, &index, publish ? p : NULL,
 				  xa_limit_32b, &cm.local_id_next, gfp);
@@ -1722,20 +2066,28 @@ static void cm_set_lap_state(struct cm_id_priv *p, enum ib_cm_lap_state to,
  * struct cm_ah the buffer holds a reference on, its bit 0 set
  * (CM_MSG_RESENT) for a message resent to answer a duplicate (counted as
  * a retry, as the stock module does), its bit 1 (CM_MSG_WINDOW) for a
- * destroyed id's DREQ that counts in its port's @destroy_dreqs.
+ * destroyed id's DREQ that counts in its port's @destroy_dreqs, its bit 2
+ * (CM_MSG_BACKOFF) for a resend of the backoff schedule (one send and one
+ * retry, as each resend of the MAD layer counts).
  */
 #define CM_MSG_RESENT	1UL
 #define CM_MSG_WINDOW	2UL
+#define CM_MSG_BACKOFF	4UL	/* a resend of the backoff schedule */
+#define CM_MSG_FLAGS	(CM_MSG_RESENT | CM_MSG_WINDOW | CM_MSG_BACKOFF)
 
 static struct cm_ah *cm_msg_ah(struct ib_mad_send_buf *msg)
 {
-	return (struct cm_ah *)((unsigned long)msg->context[1] &
-				~(CM_MSG_RESENT | CM_MSG_WINDOW));
+	return (struct cm_ah *)((unsigned long)msg->context[1] & ~CM_MSG_FLAGS);
 }
 
 static bool cm_msg_resent(struct ib_mad_send_buf *msg)
 {
 	return (unsigned long)msg->context[1] & CM_MSG_RESENT;
+}
+
+static bool cm_msg_backoff(struct ib_mad_send_buf *msg)
+{
+	return (unsigned long)msg->context[1] & CM_MSG_BACKOFF;
 }
 
 /* The common header of a CM message; send buffers come zeroed. */
@@ -1769,6 +2121,32 @@ static void cm_free_msg(struct ib_mad_send_buf *msg)
 }
 
 /*
+ * A send buffer on @agent, one of @port's, addressed by @ah, on which it
+ * takes a reference: -ENODEV once the device is going away.  The caller
+ * holds the agent lock, which keeps @agent registered meanwhile.
+ */
+static struct ib_mad_send_buf *__cm_port_msg(struct cm_port *port,
+					     struct ib_mad_agent *agent,
+					     u32 remote_qpn, u16 pkey_index,
+					     struct cm_ah *ah)
+{
+	struct ib_mad_send_buf *msg;
+
+	lockdep_assert_held(&port->cm_dev->agent_lock);
+	/* Without a handle (cm_forget_ahs()) the device is going away. */
+	if (!agent || !ah || !READ_ONCE(ah->ah))
+		return ERR_PTR(-ENODEV);
+	msg = port->cm_dev->tp->create_msg(agent, remote_qpn, pkey_index);
+	if (!IS_ERR(msg)) {
+		refcount_inc(&ah->ref);
+		msg->ah = ah->ah;
+		msg->context[0] = NULL;
+		msg->context[1] = ah;
+	}
+	return msg;
+}
+
+/*
  * A send buffer on @port's CM agent, or (@send_only) its send-only agent,
  * which has no flow-control window (see struct cm_port), addressed by @ah, on
  * which it takes a reference: -ENODEV once the device is going away.
@@ -1780,22 +2158,13 @@ static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port,
 					   bool send_only, u32 remote_qpn,
 					   u16 pkey_index, struct cm_ah *ah)
 {
-	struct ib_mad_send_buf *msg = ERR_PTR(-ENODEV);
-	struct ib_mad_agent *agent;
+	struct ib_mad_send_buf *msg;
 
-	/* Without a handle (cm_forget_ahs()) the device is going away. */
 	read_lock(&port->cm_dev->agent_lock);
-	agent = send_only ? port->send_agent : port->mad_agent;
-	if (agent && ah && READ_ONCE(ah->ah))
-		msg = port->cm_dev->tp->create_msg(agent, remote_qpn,
-						   pkey_index);
+	msg = __cm_port_msg(port, send_only ? port->send_agent :
+					      port->mad_agent,
+			    remote_qpn, pkey_index, ah);
 	read_unlock(&port->cm_dev->agent_lock);
-	if (!IS_ERR(msg)) {
-		refcount_inc(&ah->ref);
-		msg->ah = ah->ah;
-		msg->context[0] = NULL;
-		msg->context[1] = ah;
-	}
 	return msg;
 }
 
@@ -1829,18 +2198,64 @@ static int cm_post_oneshot(struct ib_mad_send_buf *msg)
 }
 
 /*
- * Post @msg as the id's outstanding message: retried by the MAD layer
- * until cancelled, or until it times out and the id hears of it.
+ * Give @msg, the id's outstanding message, its wait for the answer and its
+ * retries for its send number p->msg_resends: with the fixed schedule the
+ * MAD layer resends the buffer, with backoff the CM makes a new one for
+ * each send (cm_resend_locked()).  p->lock held.
+ */
+static void cm_time_msg(struct cm_id_priv *p, struct ib_mad_send_buf *msg)
+{
+	lockdep_assert_held(&p->lock);
+	if (p->policy.schedule == CM_SCHEDULE_BACKOFF) {
+		msg->timeout_ms = cm_policy_wait_ms(&p->policy,
+						    p->msg_timeout_ms,
+						    p->msg_resends,
+						    get_random_u32());
+		msg->retries = 0;
+	} else {
+		msg->timeout_ms = p->msg_timeout_ms;
+		msg->retries = p->msg_retries;
+	}
+	p->msg_since = jiffies;
+	p->msg_wait_ms = msg->timeout_ms;
+	p->msg_resends_since = p->msg_resends;
+}
+
+/* How often the outstanding message was resent so far.  p->lock held. */
+static int cm_msg_resends(struct cm_id_priv *p)
+{
+	lockdep_assert_held(&p->lock);
+	if (p->policy.schedule == CM_SCHEDULE_BACKOFF)
+		return p->msg_resends;
+	/* The MAD layer counts its resends in the buffer. */
+	return p->msg ? READ_ONCE(p->msg->retries) : 0;
+}
+
+/*
+ * Post @msg, which cm_alloc_msg(@p, @send_only) made, as the id's
+ * outstanding message: retried until cancelled, or until it times out and
+ * the id hears of it, as p->policy (which the caller took with
+ * cm_take_policy() as the exchange began) says.
  */
 static int cm_post_tracked(struct cm_id_priv *p, struct ib_mad_send_buf *msg,
-			   enum ib_cm_state state)
+			   bool send_only, enum ib_cm_state state)
 {
 	int ret;
 
 	lockdep_assert_held(&p->lock);
 	msg->context[0] = p;
-	msg->timeout_ms = p->timeout_ms;
-	msg->retries = p->max_cm_retries;
+	/* What the backoff schedule's copies are made with. */
+	p->msg_pkey_index = p->av.pkey_index;
+	p->msg_send_only = send_only;
+	/*
+	 * A wait the peer set (it said it may take that long to answer) is
+	 * not cut: the policy caps only its retries.
+	 */
+	p->msg_timeout_ms = p->timeout_is_peers ? p->timeout_ms :
+			    cm_policy_wait_cap(&p->policy, p->timeout_ms);
+	p->msg_retries = cm_policy_retries(&p->policy, p->max_cm_retries);
+	p->msg_resends = 0;
+	cm_time_msg(p, msg);
 	cm_get_id(p);
 	ret = cm_msg_dev(msg)->tp->post(msg, NULL);
 	if (ret) {
@@ -2251,7 +2666,10 @@ static void cm_reset_to_idle(struct cm_id_priv *p, enum cm_cause cause)
 }
 
 /*
- * Enter TIMEWAIT for the path's timeout (at most CM_TIMEWAIT_MAX_IBA).
+ * Enter TIMEWAIT for the path's timeout (at most CM_TIMEWAIT_MAX_IBA, and
+ * at most the max_response_timeout of the policy the id's exchange took,
+ * p->policy: a destroyed id has no port to ask any more, and a change of
+ * the port's policy applies to exchanges that begin after it).
  * The remote QP may be reused at once (the stale check forgets it), but
  * the comm IDs stay known so that late duplicates are answered.  p->lock
  * held.
@@ -2263,6 +2681,7 @@ static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 	unsigned long flags;
 
 	lockdep_assert_held(&p->lock);
+	t = cm_policy_timeout(&p->policy, t);
 
 	cm_cancel_msg(p);
 	cm_set_state(p, IB_CM_TIMEWAIT, cause);
@@ -3066,6 +3485,7 @@ static void cm_take_req(struct cm_id_priv *listen, struct cm_work *work)
 	p->tid = req->hdr.tid;
 	p->timeout_ms =
 		cm_iba_to_ms(IBA_GET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, req));
+	p->timeout_is_peers = true;
 	p->max_cm_retries = IBA_GET(CM_REQ_MAX_CM_RETRIES, req);
 	p->remote_qpn = cpu_to_be32(IBA_GET(CM_REQ_LOCAL_QPN, req));
 	p->remote_ca_guid = cpu_to_be64(IBA_GET(CM_REQ_LOCAL_CA_GUID, req));
@@ -3409,14 +3829,23 @@ static void cm_recv_rtu(struct cm_id_priv *p, struct cm_work *work)
 }
 
 /*
- * An MRA gives the peer @timeout_ms more: the message it acknowledges, the
- * id's outstanding one, is resent only after that.  False when there is
+ * An MRA gives the peer @timeout_ms more (as far as the policy allows):
+ * the message it acknowledges, the id's outstanding one, is resent only
+ * after that.  False when there is
  * no such message or its send was already done.
  */
 static bool cm_extend_msg(struct cm_id_priv *p, int timeout_ms)
 {
 	lockdep_assert_held(&p->lock);
-	return p->msg && !cm_msg_dev(p->msg)->tp->modify(p->msg, timeout_ms);
+	timeout_ms = cm_policy_wait_cap(&p->policy, timeout_ms);
+	if (!p->msg || cm_msg_dev(p->msg)->tp->modify(p->msg, timeout_ms))
+		return false;
+	/* The waits after this one are as long (backoff: at least). */
+	p->msg_timeout_ms = timeout_ms;
+	p->msg_since = jiffies;
+	p->msg_wait_ms = timeout_ms;
+	p->msg_resends_since = cm_msg_resends(p);
+	return true;
 }
 
 static struct cm_id_priv *cm_get_mra(struct cm_port *port,
@@ -4243,19 +4672,106 @@ static void cm_process_input(struct cm_id_priv *p, struct cm_input *in)
 	}
 }
 
+/*
+ * Backoff schedule: @old, the id's outstanding message, timed out.  If the
+ * exchange has resends left, send a copy with the next wait, which takes
+ * @old's place as p->msg, and return 0.  Otherwise (or without a buffer
+ * for the copy) p->msg stays @old: the send failed.  -ENODEV when @old's
+ * agent is being unregistered (its port or device is going away): the
+ * caller ends @old as that flush would have.  p->lock held.
+ *
+ * The copy is allocated atomically (GFP_ATOMIC, in the MAD layer's
+ * completion, under p->lock): when that fails, or the post does, the
+ * exchange ends early, reported as a timeout of its last send, with
+ * resends left over.  The icm_resend_err trace event records each such
+ * case, so that an early end can be told from a peer that never answered.
+ */
+static int cm_resend_locked(struct cm_id_priv *p, struct ib_mad_send_buf *old)
+{
+	unsigned long window = (unsigned long)old->context[1] & CM_MSG_WINDOW;
+	struct cm_ah *ah = cm_msg_ah(old);
+	struct cm_port *port = ah->port;
+	struct cm_device *cm_dev = port->cm_dev;
+	struct ib_mad_send_buf *msg;
+	struct ib_mad_agent *agent;
+	int ret;
+
+	lockdep_assert_held(&p->lock);
+	if (p->policy.schedule != CM_SCHEDULE_BACKOFF ||
+	    p->msg_resends >= p->msg_retries)
+		return -ETIMEDOUT;
+	/*
+	 * The agent lock is held from the copy's creation to its post:
+	 * cm_ib_drop_agents() either clears the agent first, and there is no
+	 * copy, or after the post, and unregistering the agent flushes it.
+	 * A copy goes only on @old's own agent, never on one registered
+	 * since.
+	 */
+	read_lock(&cm_dev->agent_lock);
+	agent = p->msg_send_only ? port->send_agent : port->mad_agent;
+	if (!agent || agent != old->mad_agent) {
+		read_unlock(&cm_dev->agent_lock);
+		return -ENODEV;
+	}
+	/*
+	 * To the same address as @old, whose handle it holds a reference on
+	 * (a destroyed id has let go of its path), on the agent and with the
+	 * P_Key index @old was posted with.
+	 */
+	msg = __cm_port_msg(port, agent, p->id.remote_cm_qpn,
+			    p->msg_pkey_index, ah);
+	if (IS_ERR(msg)) {
+		read_unlock(&cm_dev->agent_lock);
+		trace_icm_resend_err(be32_to_cpu(p->id.local_id), p->id.state,
+				     PTR_ERR(msg));
+		return PTR_ERR(msg);
+	}
+	memcpy(msg->mad, old->mad, old->hdr_len + old->data_len);
+	/* Counted as a resend; a destroyed id's DREQ keeps its window slot. */
+	msg->context[1] = (void *)((unsigned long)msg->context[1] |
+				   CM_MSG_BACKOFF | window);
+	old->context[1] = (void *)((unsigned long)old->context[1] & ~window);
+	msg->context[0] = p;
+	p->msg_resends++;
+	cm_time_msg(p, msg);
+	cm_get_id(p);
+	ret = cm_dev->tp->post(msg, NULL);
+	read_unlock(&cm_dev->agent_lock);
+	if (ret) {
+		/* The caller's reference (@old's) keeps the id alive. */
+		cm_put_id(p);
+		old->context[1] = (void *)((unsigned long)old->context[1] |
+					   window);
+		msg->context[0] = NULL;
+		msg->context[1] = cm_msg_ah(msg);
+		cm_free_msg(msg);
+		trace_icm_resend_err(be32_to_cpu(p->id.local_id), p->id.state,
+				     ret);
+		return ret;
+	}
+	p->msg = msg;
+	return 0;
+}
+
 static void cm_send_handler(struct ib_mad_agent *agent,
 			    struct ib_mad_send_wc *wc)
 {
 	struct ib_mad_send_buf *msg = wc->send_buf;
 	struct cm_port *port = agent->context;
 	__be16 attr_id = ((struct ib_mad_hdr *)msg->mad)->attr_id;
+	enum ib_wc_status status = wc->status;
 	int retries = msg->retries;
 	struct cm_id_priv *p;
 	unsigned long flags;
+	int sends;
 
 	if (cm_msg_resent(msg))
 		retries = 1;
-	cm_count(port, CM_XMIT, attr_id, 1 + retries);
+	sends = 1 + retries;
+	/* A resend of the backoff schedule is one send, and a retry. */
+	if (cm_msg_backoff(msg))
+		retries = 1;
+	cm_count(port, CM_XMIT, attr_id, sends);
 	if (retries)
 		cm_count(port, CM_XMIT_RETRIES, attr_id, retries);
 
@@ -4263,6 +4779,13 @@ static void cm_send_handler(struct ib_mad_agent *agent,
 	p = xchg(&msg->context[0], NULL);
 	if (p) {
 		spin_lock_irqsave(&p->lock, flags);
+		/*
+		 * Backoff: a resend, if any, is p->msg from now on.  None
+		 * because the agent is going away: as if flushed.
+		 */
+		if (p->msg == msg && status == IB_WC_RESP_TIMEOUT_ERR &&
+		    cm_resend_locked(p, msg) == -ENODEV)
+			status = IB_WC_WR_FLUSH_ERR;
 		if (p->msg == msg) {
 			p->msg = NULL;
 			/*
@@ -4270,10 +4793,10 @@ static void cm_send_handler(struct ib_mad_agent *agent,
 			 * unless the id is destroyed, which its DREQ ending
 			 * (in any way) takes to timewait.
 			 */
-			if (wc->status != IB_WC_SUCCESS &&
-			    (wc->status != IB_WC_WR_FLUSH_ERR || p->destroyed)) {
+			if (status != IB_WC_SUCCESS &&
+			    (status != IB_WC_WR_FLUSH_ERR || p->destroyed)) {
 				p->err_state = p->msg_state;
-				p->err_status = wc->status;
+				p->err_status = status;
 				cm_queue_own_input_locked(p, &p->err_in);
 			}
 		}
@@ -4722,6 +5245,14 @@ static void cm_format_req_alternate(struct cm_req_msg *req,
 		cm_ack_timeout(ack_delay, alt->packet_life_time));
 }
 
+/* The response timeout our REQ asks the peer for, under p->policy. */
+static u8 cm_req_response_timeout(struct cm_id_priv *p,
+				  struct ib_cm_req_param *param)
+{
+	return cm_policy_timeout(&p->policy,
+				 cm_clamp(param->remote_cm_response_timeout, 5));
+}
+
 static void cm_format_req(struct cm_req_msg *req, struct cm_id_priv *p,
 			  struct ib_cm_req_param *param)
 {
@@ -4739,7 +5270,7 @@ static void cm_format_req(struct cm_req_msg *req, struct cm_id_priv *p,
 	IBA_SET(CM_REQ_LOCAL_QPN, req, param->qp_num);
 	IBA_SET(CM_REQ_INITIATOR_DEPTH, req, param->initiator_depth);
 	IBA_SET(CM_REQ_REMOTE_CM_RESPONSE_TIMEOUT, req,
-		cm_clamp(param->remote_cm_response_timeout, 5));
+		cm_req_response_timeout(p, param));
 	if (param->qp_type == IB_QPT_XRC_INI) {
 		transport = CM_REQ_TRANSPORT_EXTENDED;
 		IBA_SET(CM_REQ_EXTENDED_TRANSPORT_TYPE, req,
@@ -4803,9 +5334,13 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	if (param->alternate_path)
 		cm_av_move(&p->alt_av, &alt_av);
 	p->id.service_id = param->service_id;
+	/* What the REQ advertises is what the policy allows. */
+	cm_take_policy(p);
 	p->timeout_ms = 2 * cm_iba_to_ms(param->primary_path->packet_life_time) +
-		cm_iba_to_ms(cm_clamp(param->remote_cm_response_timeout, 5));
-	p->max_cm_retries = cm_clamp(param->max_cm_retries, 4);
+		cm_iba_to_ms(cm_req_response_timeout(p, param));
+	p->timeout_is_peers = false;
+	p->max_cm_retries = cm_policy_retries(&p->policy,
+					      cm_clamp(param->max_cm_retries, 4));
 	p->initiator_depth = param->initiator_depth;
 	p->responder_resources = param->responder_resources;
 	p->retry_count = cm_clamp(param->retry_count, 3);
@@ -4825,7 +5360,7 @@ int ib_send_cm_req(struct ib_cm_id *cm_id, struct ib_cm_req_param *param)
 	}
 	cm_format_req(msg->mad, p, param);
 	trace_icm_send_req(&p->id);
-	ret = cm_post_tracked(p, msg, IB_CM_REQ_SENT);
+	ret = cm_post_tracked(p, msg, false, IB_CM_REQ_SENT);
 	if (!ret)
 		cm_set_state(p, IB_CM_REQ_SENT, CM_SEND_REQ);
 unlock:
@@ -4894,9 +5429,10 @@ int ib_send_cm_rep(struct ib_cm_id *cm_id, struct ib_cm_rep_param *param)
 		ret = PTR_ERR(msg);
 		goto out;
 	}
+	cm_take_policy(p);
 	cm_format_rep(msg->mad, p, param);
 	trace_icm_send_rep(&p->id);
-	ret = cm_post_tracked(p, msg, IB_CM_REP_SENT);
+	ret = cm_post_tracked(p, msg, true, IB_CM_REP_SENT);
 	if (ret)
 		goto out;
 	cm_set_state(p, IB_CM_REP_SENT, CM_SEND_REP);
@@ -5019,11 +5555,13 @@ static int cm_send_dreq_locked(struct cm_id_priv *p, const void *data,
 		cm_enter_timewait(p, cause);
 		return PTR_ERR(msg);
 	}
+	cm_take_policy(p);
 	cm_format_dreq(msg->mad, p, data, len);
 	trace_icm_send_dreq(&p->id);
 	if (cause == CM_DESTROY)
 		cm_limit_destroy_dreq(p, msg);
-	ret = cm_post_tracked(p, msg, IB_CM_DREQ_SENT);
+	ret = cm_post_tracked(p, msg, cause == CM_DESTROY,
+			      IB_CM_DREQ_SENT);
 	if (ret) {
 		cm_enter_timewait(p, cause);
 		return ret;
@@ -5234,7 +5772,9 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id,
 	cm_av_move(&p->av, &av);
 	p->id.service_id = param->service_id;
 	p->timeout_ms = min_t(unsigned long, param->timeout_ms, INT_MAX);
+	p->timeout_is_peers = false;
 	p->max_cm_retries = param->max_cm_retries;
+	cm_take_policy(p);
 	p->tid = cm_new_tid();
 
 	msg = cm_alloc_msg(p, false);
@@ -5250,7 +5790,7 @@ int ib_send_cm_sidr_req(struct ib_cm_id *cm_id,
 	IBA_SET_MEM(CM_SIDR_REQ_PRIVATE_DATA, req, param->private_data,
 		    param->private_data_len);
 	trace_icm_send_sidr_req(&p->id);
-	ret = cm_post_tracked(p, msg, IB_CM_SIDR_REQ_SENT);
+	ret = cm_post_tracked(p, msg, false, IB_CM_SIDR_REQ_SENT);
 	if (!ret)
 		cm_set_state(p, IB_CM_SIDR_REQ_SENT, CM_SEND_SIDR_REQ);
 unlock:
@@ -5768,7 +6308,8 @@ static struct cm_counter_attr cm_counter_attrs[CM_COUNTER_GROUPS]
 static struct attribute *cm_counter_attr_list[CM_COUNTER_GROUPS]
 					     [CM_MAX_GROUP_ATTRS + 1];
 static struct attribute_group cm_counter_group[CM_COUNTER_GROUPS];
-static const struct attribute_group *cm_counter_groups[CM_COUNTER_GROUPS + 1];
+/* The counter groups and cm_policy/, as each port shows them. */
+static const struct attribute_group *cm_port_groups[CM_COUNTER_GROUPS + 2];
 
 static ssize_t cm_show_counter(struct ib_device *ibdev, u32 port_num,
 			       struct ib_port_attribute *attr, char *buf)
@@ -5811,8 +6352,86 @@ static void cm_init_counter_groups(void)
 		}
 		cm_counter_group[g].name = cm_group_names[g];
 		cm_counter_group[g].attrs = cm_counter_attr_list[g];
-		cm_counter_groups[g] = &cm_counter_group[g];
+		cm_port_groups[g] = &cm_counter_group[g];
 	}
+}
+
+/*
+ * /sys/class/infiniband/<dev>/ports/<n>/cm_policy/<knob>: the port's CM
+ * policy, one file per entry of cm_policy_knobs.
+ */
+static struct ib_port_attribute cm_policy_attrs[CM_KNOBS];
+static struct attribute *cm_policy_attr_list[CM_KNOBS + 1];
+static struct attribute_group cm_policy_group = {
+	.name = "cm_policy",
+	.attrs = cm_policy_attr_list,
+};
+
+static struct cm_port *cm_sysfs_port(struct ib_device *ibdev, u32 port_num)
+{
+	struct cm_device *cm_dev = ib_get_client_data(ibdev, &cm_client);
+
+	if (!cm_dev || port_num < 1 || port_num > cm_dev->nports)
+		return NULL;
+	return cm_dev->port[port_num - 1];
+}
+
+static const struct cm_policy_knob *
+cm_policy_knob_of(struct ib_port_attribute *attr)
+{
+	return &cm_policy_knobs[attr - cm_policy_attrs];
+}
+
+static ssize_t cm_show_policy(struct ib_device *ibdev, u32 port_num,
+			      struct ib_port_attribute *attr, char *buf)
+{
+	struct cm_port *port = cm_sysfs_port(ibdev, port_num);
+	struct cm_policy pol;
+
+	if (!port)
+		return -ENODEV;
+	cm_port_policy(port, &pol);
+	return cm_policy_format(&pol, cm_policy_knob_of(attr), buf);
+}
+
+static ssize_t cm_store_policy(struct ib_device *ibdev, u32 port_num,
+			       struct ib_port_attribute *attr,
+			       const char *buf, size_t count)
+{
+	const struct cm_policy_knob *k = cm_policy_knob_of(attr);
+	struct cm_port *port = cm_sysfs_port(ibdev, port_num);
+	char what[IB_DEVICE_NAME_MAX + 48];
+	u32 v;
+	int ret;
+
+	if (!port)
+		return -ENODEV;
+	snprintf(what, sizeof(what), "%s port %u: cm_policy/%s",
+		 dev_name(&ibdev->dev), port_num, k->name);
+	ret = cm_policy_parse(k, what, buf, &v);
+	if (ret)
+		return ret;
+	spin_lock_irq(&port->policy_lock);
+	*cm_knob_val(&port->policy, k) = v;
+	spin_unlock_irq(&port->policy_lock);
+	return count;
+}
+
+static void cm_init_policy_group(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < CM_KNOBS; i++) {
+		struct ib_port_attribute *pa = &cm_policy_attrs[i];
+
+		sysfs_attr_init(&pa->attr);
+		pa->attr.name = cm_policy_knobs[i].name;
+		pa->attr.mode = 0644;
+		pa->show = cm_show_policy;
+		pa->store = cm_store_policy;
+		cm_policy_attr_list[i] = &pa->attr;
+	}
+	cm_port_groups[CM_COUNTER_GROUPS] = &cm_policy_group;
 }
 
 /* ---------------------------------------------------------------------
@@ -5920,7 +6539,7 @@ static int cm_ib_open_port(struct cm_port *port)
 	int ret;
 
 	ret = ib_port_register_client_groups(dev, port->port_num,
-					     cm_counter_groups);
+					     cm_port_groups);
 	if (ret)
 		return ret;
 
@@ -5951,7 +6570,7 @@ static int cm_ib_open_port(struct cm_port *port)
 
 err_groups:
 	ib_port_unregister_client_groups(dev, port->port_num,
-					 cm_counter_groups);
+					 cm_port_groups);
 	return ret;
 }
 
@@ -5963,7 +6582,7 @@ static void cm_ib_close_port(struct cm_port *port)
 	ib_modify_port(dev, port->port_num, 0, &clear);
 	cm_ib_drop_agents(port);
 	ib_port_unregister_client_groups(dev, port->port_num,
-					 cm_counter_groups);
+					 cm_port_groups);
 }
 
 static void cm_remove_port(struct cm_port *port)
@@ -5975,6 +6594,8 @@ static void cm_remove_port(struct cm_port *port)
 /* The lock and queue of a new cm_port (also the KUnit suites'). */
 static void cm_port_init(struct cm_port *port)
 {
+	spin_lock_init(&port->policy_lock);
+	port->policy = cm_policy_default;
 	spin_lock_init(&port->answer_lock);
 	INIT_LIST_HEAD(&port->answers);
 	INIT_WORK(&port->answer_work, cm_answer_work);
@@ -6151,6 +6772,30 @@ static_assert(0 CM_LAP_STATES(CM_COUNT_ONE, CM_COUNT_ONE) ==
 static_assert(ARRAY_SIZE(cm_state_names) == IB_CM_SIDR_REQ_RCVD + 1);
 static_assert(ARRAY_SIZE(cm_lap_state_names) == IB_CM_MRA_LAP_RCVD + 1);
 
+/*
+ * The end of the line of an id waiting for an answer: the wait and the
+ * retries its outstanding message goes by (the policy applied), and in how
+ * many ms it is resent next or, after its last send, given up on.
+ * p->lock held.
+ */
+static void cm_show_timing(struct seq_file *m, struct cm_id_priv *p)
+{
+	long left;
+	int done;
+
+	lockdep_assert_held(&p->lock);
+	if (!p->msg)
+		return;
+	done = cm_msg_resends(p);
+	left = (long)(p->msg_since - jiffies) +
+	       (long)msecs_to_jiffies(p->msg_wait_ms) *
+	       (done - p->msg_resends_since + 1);
+	seq_printf(m, " timeout_ms=%d max_retries=%u %s=%u",
+		   p->msg_wait_ms, p->msg_retries,
+		   done < p->msg_retries ? "resend_in_ms" : "gives_up_in_ms",
+		   left > 0 ? jiffies_to_msecs(left) : 0);
+}
+
 /* One line for @p: what a stuck connection is recognised by. */
 static void cm_show_id(struct seq_file *m, struct cm_id_priv *p)
 {
@@ -6166,7 +6811,8 @@ static void cm_show_id(struct seq_file *m, struct cm_id_priv *p)
 		/* A destroyed id's device may be gone: only its av tells. */
 		dev = dev_name(&p->id.device->dev);
 	}
-	retries = p->msg ? p->msg->retries : 0;
+	/* Only an id waiting for an answer has resends to show. */
+	retries = p->msg ? cm_msg_resends(p) : 0;
 	/* Set only through cm_change_state(), both index their tables. */
 	seq_printf(m, "%s %u %s %s 0x%08x 0x%08x 0x%06x 0x%06x 0x%016llx %u %d",
 		   dev ?: "-", port, cm_state_names[p->id.state],
@@ -6179,6 +6825,7 @@ static void cm_show_id(struct seq_file *m, struct cm_id_priv *p)
 		 " listener" : "");
 	seq_puts(m, p->id.state == IB_CM_TIMEWAIT ? " timewait" : "");
 	seq_puts(m, p->destroyed ? " destroyed" : "");
+	cm_show_timing(m, p);
 	spin_unlock_irq(&p->lock);
 	seq_putc(m, '\n');
 }
@@ -6274,6 +6921,7 @@ static int __init ib_cm_init(void)
 	cm.next_service_id = be64_to_cpu(IB_CM_ASSIGN_SERVICE_ID);
 	cm_init_transitions();
 	cm_init_counter_groups();
+	cm_init_policy_group();
 
 	ret = rhashtable_init(&cm.listeners, &cm_listen_params);
 	if (ret)
@@ -6427,4 +7075,5 @@ module_exit(ib_cm_cleanup);
 #include "cm_kunit_floods.c"	/* ib_cm_floods: bounded backlogs */
 #include "cm_kunit_order.c"	/* ib_cm_ordering: arrival order */
 #include "cm_kunit_faults.c"	/* ib_cm_alloc_faults: allocations fail */
+#include "cm_kunit_policy.c"	/* ib_cm_policy: the per-port CM policy */
 #endif

@@ -333,6 +333,27 @@ TRACE_EVENT(icm_mad_send_err,
 		      cm_trace_state_name(__entry->state), __entry->wc_status)
 );
 
+/*
+ * The backoff schedule could not make or post the next copy of a retried
+ * message (@err: -ENOMEM for an atomic allocation that failed): the
+ * exchange ends as if its last send had timed out.
+ */
+TRACE_EVENT(icm_resend_err,
+	    TP_PROTO(u32 local_id, enum ib_cm_state state, int err),
+	    TP_ARGS(local_id, state, err),
+
+	    TP_STRUCT__entry(__field(unsigned int, local_id)
+			     __field(unsigned long, state)
+			     __field(int, err)),
+
+	    TP_fast_assign(__entry->local_id = local_id;
+			   __entry->state = state;
+			   __entry->err = err;),
+
+	    TP_printk("local_id=%u state=%s err=%d", __entry->local_id,
+		      cm_trace_state_name(__entry->state), __entry->err)
+);
+
 #endif /* _IB_CM_TRACE_H */
 
 #undef TRACE_INCLUDE_PATH

@@ -47,6 +47,7 @@ struct fk_sent {
 	bool tracked;		/* the id's outstanding (retried) message */
 	bool send_only;		/* posted on the send-only agent */
 	bool resent;		/* an answer resent for a duplicate */
+	bool backoff;		/* a resend of the backoff schedule */
 	union cm_kunit_msg mad;
 };
 
@@ -74,6 +75,7 @@ struct fk_msg {
 	struct list_head node;
 	bool cancelled;
 	u32 timeout_ms;
+	int retries;		/* the retries it was posted with */
 	union cm_kunit_msg mad;
 };
 
@@ -467,14 +469,16 @@ static int fk_post(struct ib_mad_send_buf *msg,
 		s->attr = m->mad.mad.mad_hdr.attr_id;
 		s->tracked = !!msg->context[0];
 		s->resent = cm_msg_resent(msg);
+		s->backoff = cm_msg_backoff(msg);
 		s->send_only = msg->mad_agent == &fk->send_agent;
 		s->mad = m->mad;
 	}
 	fk->nsent++;
-	/* An answer resent for a duplicate is no change's doing. */
-	if (!cm_msg_resent(msg))
+	/* Nor an answer resent for a duplicate nor a resend is a change's doing. */
+	if (!cm_msg_resent(msg) && !cm_msg_backoff(msg))
 		fk_saw_post(fk, &m->mad);
 	m->timeout_ms = msg->timeout_ms;
+	m->retries = msg->retries;
 	list_add_tail(&m->node, &fk->posted);
 	spin_unlock_irqrestore(&fk->lock, flags);
 	return 0;
@@ -602,8 +606,8 @@ static bool fk_time_out(struct fk *fk)
 
 	if (!m)
 		return false;
-	/* The MAD layer tried as often as the id asked. */
-	m->buf.retries = ((struct cm_id_priv *)m->buf.context[0])->max_cm_retries;
+	/* The MAD layer tried as often as the buffer asked. */
+	m->buf.retries = m->retries;
 	fk_complete(fk, m, IB_WC_RESP_TIMEOUT_ERR);
 	fk_settle(fk);
 	return true;
