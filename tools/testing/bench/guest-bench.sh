@@ -133,8 +133,8 @@ case_cmtime() {
 			name=cmtime-$n-n$t
 			what="cmtime $n conns, $t thread(s)"
 			[ -z "$(cmtime_opts "$n")" ] ||
-				echo "QPs pass not run: $n conns > BENCH_QPS_MAX $BENCH_QPS_MAX" \
-					"(rxe0: max_qp $(max_qp rxe0))" >"$dir/$name.skipped"
+				echo "QPs pass not run: $n conns > BENCH_QPS_MAX=$BENCH_QPS_MAX" \
+					"(rxe0: $(limits rxe0))" >"$dir/$name.skipped"
 			if cmtime_pair "$dir" "$name" "$n" "$t"; then
 				say "$tag: $what: full connect $(full_connect "$dir/$name.client") us/conn (QPs / no QPs)"
 			else
@@ -146,9 +146,10 @@ case_cmtime() {
 	[ ! -f "$dir/cmtime.failed" ]
 }
 
-# max_qp DEV: the device's limit of QPs.
-max_qp() {
-	ibv_devinfo -v -d "$1" 2>/dev/null | awk '$1 == "max_qp:" { print $2 }'
+# limits DEV: the device's limits of QPs and address handles.
+limits() {
+	ibv_devinfo -v -d "$1" 2>/dev/null |
+		awk '$1 == "max_qp:" || $1 == "max_ah:" { printf "%s%s %s", sep, $1, $2; sep = ", " }'
 }
 
 # warm_up DIR: an unrecorded cmtime run, after the module was loaded.
