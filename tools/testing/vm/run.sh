@@ -14,6 +14,8 @@
 #   project tree (the VM sees only the root and the tree).
 #   --bench runs the A/B benchmark of tools/testing/bench instead, in
 #   out/bench: the VM boots with the stock module and swaps ours in.
+#   IBCM_VM_CPUS (2) and IBCM_VM_QEMU_OPTS (none) set the VM's vCPUs and
+#   extra QEMU options; the benchmark's icount mode sets them itself.
 # Prints the TAP lines as tests finish, and "# [TIME] ..." lines saying
 # what it is doing; exits non-zero if any test failed.
 # One VM at a time: concurrent runs wait for each other.
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
 	--demo) demo=--demo ;;
 	--bench) bench=--bench mode=stock ;;
 	--out) out=$(realpath -m "$2"); shift ;;
-	-h | --help) sed -n '3,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
