@@ -448,7 +448,7 @@ main() {
 	mountpoint -q "$TRACE" || mount -t tracefs tracefs "$TRACE"
 	# Address handles made: ib_core's rdma_create_ah, which
 	# ib_create_ah_from_wc calls too.
-	echo "p:ibcm_bench/rdma_create_ah rdma_create_ah" >>"$TRACE/kprobe_events" ||
+	echo "p:ibcm_bench/rdma_create_ah ib_core:rdma_create_ah" >>"$TRACE/kprobe_events" ||
 		say "no kprobe on rdma_create_ah: address handles are not counted"
 	net_two
 	say "benchmark on Linux $(uname -r), $(nproc) CPUs, $(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB," \
