@@ -219,7 +219,7 @@ ibcm_text() {
 }
 
 case_counts() {
-	local dir=$1/counts n=$BENCH_COUNT_CONNS data=/tmp/ibcm-counts.data
+	local dir=$1/counts n=$BENCH_COUNT_CONNS data=/tmp/ibcm-counts.data stat=/tmp/ibcm-stat.csv
 	local ev events=() lo hi site fn d g m
 	mkdir -p "$dir"
 	cp /proc/kallsyms "$dir/kallsyms"
@@ -231,13 +231,14 @@ case_counts() {
 		say "$tag: counts: no ib_cm functions in /proc/kallsyms"
 		return 1
 	fi
-	# ib_cm's own allocations and work items: a filter on its text.
+	# ib_cm's own allocations and work items: a filter on its text.  Like
+	# perf.data, perf stat's output is written to /tmp, not the 9p share.
 	site="call_site >= 0x$lo && call_site < 0x$hi"
 	fn="function >= 0x$lo && function < 0x$hi"
 	snap rxe0
 	snap rxe1
 	cmtime_pair "$dir" cmtime "$n" 1 \
-		perf stat -a -x, -o "$dir/stat.csv" "${events[@]}" -- \
+		perf stat -a -x, -o "$stat" "${events[@]}" -- \
 		perf record -q -a -o "$data" \
 		-e kmem:kmalloc --filter "$site" -e kmem:kmem_cache_alloc --filter "$site" \
 		-e workqueue:workqueue_queue_work --filter "$fn" \
@@ -251,6 +252,7 @@ case_counts() {
 			done
 		done
 	} >"$dir/cm-counters.txt"
+	mv "$stat" "$dir/stat.csv"
 	perf script -i "$data" -F event,trace >"$dir/ibcm-events.txt" 2>"$dir/script.err"
 	rm -f "$data"
 	python3 "$here/counts.py" "$dir" $((2 * n + 1)) >"$dir/counts.log" || return 1
