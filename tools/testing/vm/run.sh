@@ -54,8 +54,6 @@ append=()
 # for a boot that hangs or reports before the tests start.
 verbose=()
 [ -z "${IBCM_VM_VERBOSE:-}" ] || verbose=(--verbose)
-# IBCM_VM_CPUS: the VM's vCPUs (2); IBCM_VM_QEMU_OPTS: more options for
-# QEMU (none).  Only the benchmark changes them by default (bench_vm).
 
 # The benchmark boots the stock tree (no updates/) and loads ours itself.
 name=${bench:+bench}
@@ -99,6 +97,8 @@ if [ -n "$bench" ]; then
 	# prepare.sh records the settings for the guest.
 	export BENCH_CLOCK BENCH_ROUNDS
 fi
+# IBCM_VM_CPUS: the VM's vCPUs (2); IBCM_VM_QEMU_OPTS: more options for
+# QEMU (none).  Only the benchmark changes them by default (bench_vm).
 cpus=${IBCM_VM_CPUS:-2}
 qemu_opts=()
 [ -z "${IBCM_VM_QEMU_OPTS:-}" ] || qemu_opts=(--qemu-opts "$IBCM_VM_QEMU_OPTS")
