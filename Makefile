@@ -116,7 +116,9 @@ endif
 demo:
 	$(VM)/run.sh --demo
 
-# Ours against the stock module in one VM; settings in tools/testing/bench/config.sh.
+# Ours against the stock module in one VM, by default on one vCPU under QEMU's
+# instruction counting (BENCH_MODE=wall: two vCPUs, wall clock); settings in
+# tools/testing/bench/config.sh.
 bench:
 	$(VM)/run.sh --bench
 

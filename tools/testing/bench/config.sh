@@ -5,15 +5,53 @@
 # Sourced on the host by run.sh and prepare.sh; the guest reads the values
 # prepare.sh recorded in OUT/settings.sh.
 
+# What the guest's clock measures:
+#   icount  (default) one vCPU under QEMU's instruction counting
+#           ("-icount shift=1,sleep=off"): the guest's clock advances 2 ns
+#           per instruction executed and skips idle time, so a duration is
+#           a count of instructions, the same from run to run.  Blind to
+#           concurrency.  Under KVM there is no instruction counting: the
+#           mode then runs on one vCPU with the wall clock, and says so.
+#   wall    two vCPUs and the wall clock, for what needs real concurrency
+#           (the storm, several cmtime threads); noisy under TCG on shared
+#           cores, hence more rounds and no ratio where they overlap.
+BENCH_MODE=${BENCH_MODE:-icount}
+case $BENCH_MODE in
+icount)
+	_rounds=3 _cases="cmtime perf counts mem" _sizes="1000 10000 50000" _threads=1
+	;;
+wall)
+	_rounds=5 _cases="cmtime storm" _sizes="1000 10000" _threads="1 4"
+	;;
+*)
+	echo "bench: BENCH_MODE must be icount or wall, not '$BENCH_MODE'" >&2
+	exit 2
+	;;
+esac
 # Rounds; each runs every case on both modules, the order alternating.
-BENCH_ROUNDS=${BENCH_ROUNDS:-3}
-# Which cases run: any of cmtime perf mem storm.
-BENCH_CASES=${BENCH_CASES:-cmtime perf mem storm}
+BENCH_ROUNDS=${BENCH_ROUNDS:-$_rounds}
+# Which cases run: any of cmtime perf counts mem storm.
+BENCH_CASES=${BENCH_CASES:-$_cases}
 # cmtime: connections and event threads (-n), every combination.
-BENCH_SIZES=${BENCH_SIZES:-1000 10000}
-BENCH_THREADS=${BENCH_THREADS:-1 4}
-# The perf profile is taken over one cmtime run of this many connections.
-BENCH_PERF_CONNS=${BENCH_PERF_CONNS:-1000}
+BENCH_SIZES=${BENCH_SIZES:-$_sizes}
+BENCH_THREADS=${BENCH_THREADS:-$_threads}
+unset _rounds _cases _sizes _threads
+# Above this many connections cmtime's QPs pass is not run, and its cell
+# in the table says so: cmtime then replaces the QPs by a sleep (-m 0)
+# and only its "no QPs" pass counts, which needs nothing but the CM's
+# ids.  50,000 RC QPs with their queues on each of the two rxe devices of
+# one VM have not been tried here; raise this to try.
+BENCH_QPS_MAX=${BENCH_QPS_MAX:-10000}
+# Before the recorded cases of each visit of a module, an unrecorded
+# cmtime of this many connections (0: none): the first run after loading
+# a module is slower (22 % seen on the QPs pass).
+BENCH_WARMUP=${BENCH_WARMUP:-1000}
+# The perf profile (the CM's share) is taken over one cmtime run of this
+# many connections; the more, the smaller the sampling error.
+BENCH_PERF_CONNS=${BENCH_PERF_CONNS:-3000}
+# The counts (allocations, work items, switches, MADs, address handles)
+# over one cmtime run of this many connections.
+BENCH_COUNT_CONNS=${BENCH_COUNT_CONNS:-1000}
 # Connections held open for the memory figures.  SLUB's per-CPU caches of
 # free objects blur the counts by some tens of KiB: the more, the sharper.
 BENCH_MEM_CONNS=${BENCH_MEM_CONNS:-2000}
@@ -23,11 +61,37 @@ BENCH_STORM=${BENCH_STORM:-512}
 BENCH_STORM_CONNS=${BENCH_STORM_CONNS:-32}
 # The VM; run.sh's own default (2G) is too small for the larger cases.
 BENCH_MEMORY=${BENCH_MEMORY:-4G}
-# Seconds the whole VM run may take (the defaults take about half).
-BENCH_TIMEOUT=${BENCH_TIMEOUT:-3600}
+# Seconds the whole VM run may take.
+BENCH_TIMEOUT=${BENCH_TIMEOUT:-14400}
+# What QEMU is given for the icount mode.
+BENCH_ICOUNT_OPTS=${BENCH_ICOUNT_OPTS:--icount shift=1,sleep=off}
+# Set by bench_clock: icount or wall, what the run's clock really was.
+BENCH_CLOCK=${BENCH_CLOCK:-}
 
-BENCH_VARS="BENCH_ROUNDS BENCH_CASES BENCH_SIZES BENCH_THREADS BENCH_PERF_CONNS
-	BENCH_MEM_CONNS BENCH_STORM BENCH_STORM_CONNS BENCH_MEMORY BENCH_TIMEOUT"
+BENCH_VARS="BENCH_MODE BENCH_CLOCK BENCH_ROUNDS BENCH_CASES BENCH_SIZES
+	BENCH_THREADS BENCH_QPS_MAX BENCH_WARMUP BENCH_PERF_CONNS
+	BENCH_COUNT_CONNS BENCH_MEM_CONNS BENCH_STORM BENCH_STORM_CONNS
+	BENCH_MEMORY BENCH_TIMEOUT BENCH_ICOUNT_OPTS"
+
+# bench_vm ACCEL: settle the clock for QEMU's accelerator ACCEL (kvm or
+# tcg) and set the VM's vCPUs and QEMU options for run.sh, unless
+# IBCM_VM_CPUS / IBCM_VM_QEMU_OPTS say otherwise.  Notes on stderr.
+bench_vm() {
+	BENCH_CLOCK=$BENCH_MODE
+	if [ "$BENCH_MODE" = icount ] && [ "$1" = kvm ]; then
+		BENCH_CLOCK=wall
+		echo "# bench: QEMU runs with KVM here, which has no instruction counting:" \
+			"one vCPU as in the icount mode, but times are wall clock" >&2
+	fi
+	if [ "$BENCH_MODE" = wall ] && [ "$BENCH_ROUNDS" -lt 5 ]; then
+		echo "# bench: the wall-clock mode runs at least 5 rounds, not $BENCH_ROUNDS" >&2
+		BENCH_ROUNDS=5
+	fi
+	if [ "$BENCH_MODE" = icount ]; then
+		IBCM_VM_CPUS=${IBCM_VM_CPUS:-1}
+		[ "$BENCH_CLOCK" = wall ] || IBCM_VM_QEMU_OPTS=${IBCM_VM_QEMU_OPTS:-$BENCH_ICOUNT_OPTS}
+	fi
+}
 
 # bench_settings: the values in force, as shell assignments.
 bench_settings() {

@@ -8,8 +8,12 @@
 # rounds) so that a drift of the machine's speed favours neither.  Every
 # visit runs the cases of BENCH_CASES and leaves its raw outputs in
 # OUT/rROUND-MODULE/:
-#   cmtime-N-nT.{client,server}  cmtime across the two namespaces
+#   warmup/     the unrecorded cmtime run that each visit starts with
+#   cmtime-N-nT.{client,server}  cmtime across the two namespaces;
+#               cmtime-N-nT.skipped  why its QPs pass was not run
 #   perf/       a profile of one cmtime run (see profile.py)
+#   counts/     perf stat and tracepoint records over one cmtime run
+#               (see counts.py)
 #   mem/        /proc/meminfo and /proc/slabinfo: before, with connections
 #               held, with their ids in timewait, after timewait
 #   storm/      the storm (see storm.py) and the CM counters it moved
@@ -33,7 +37,8 @@ STOCK_KO=/run/ibcm/ib_cm-stock.ko
 OURS_KO=$out/ib_cm.ko
 # Ports: cmtime's out-of-band TCP socket, cmhold, the first storm server.
 OOB_PORT=7471 HOLD_PORT=7600 STORM_PORT=7700
-# Seconds any one cmtime, cmhold or the storm may take.
+# Seconds any one cmtime (900 and more with its size), cmhold or the
+# storm may take.
 CMTIME_TIMEOUT=900 HOLD_TIMEOUT=600 STORM_TIMEOUT=900
 # cmhold's ACK timeout 21 makes the CM's timewait 2^13 ms, about 8 s:
 # long enough to look at the ids in it, short enough to wait out.
@@ -83,13 +88,21 @@ oob_listening() {
 	"${PEER[@]}" ss -Hltn "sport = :$OOB_PORT" | grep -q .
 }
 
+# cmtime_opts N: cmtime's options for N connections: above BENCH_QPS_MAX
+# its QPs pass only sleeps instead of making QPs (-m 0).
+cmtime_opts() {
+	[ "$1" -le "$BENCH_QPS_MAX" ] || echo "-m 0"
+}
+
 # cmtime_pair DIR NAME N THREADS [WRAPPER...]: cmtime's server (the OOB
 # root) in the peer namespace on rxe1, its client here on rxe0, with
 # WRAPPER before the client's command.  Output in DIR/NAME.{server,client}.
 cmtime_pair() {
-	local dir=$1 name=$2 n=$3 t=$4 spid rc src
+	local dir=$1 name=$2 n=$3 t=$4 spid rc src limit opts
 	shift 4
-	"${PEER[@]}" timeout "$CMTIME_TIMEOUT" cmtime -B veth1 -C "$IP1" -L \
+	limit=$((CMTIME_TIMEOUT + n / 20))
+	read -ra opts <<<"$(cmtime_opts "$n")"
+	"${PEER[@]}" timeout "$limit" cmtime -B veth1 -C "$IP1" -L "${opts[@]}" \
 		-c "$n" -n "$t" -p "$OOB_PORT" >"$dir/$name.server" 2>&1 &
 	spid=$!
 	if ! wait_for 30 oob_listening; then
@@ -97,7 +110,7 @@ cmtime_pair() {
 		wait "$spid"
 		return 1
 	fi
-	"$@" timeout "$CMTIME_TIMEOUT" cmtime -B veth0 -C "$IP1" -c "$n" -n "$t" \
+	"$@" timeout "$limit" cmtime -B veth0 -C "$IP1" "${opts[@]}" -c "$n" -n "$t" \
 		-p "$OOB_PORT" >"$dir/$name.client" 2>&1
 	rc=$?
 	# Without its client the server would wait for it until its timeout.
@@ -119,6 +132,9 @@ case_cmtime() {
 		for t in $BENCH_THREADS; do
 			name=cmtime-$n-n$t
 			what="cmtime $n conns, $t thread(s)"
+			[ -z "$(cmtime_opts "$n")" ] ||
+				echo "QPs pass not run: $n conns > BENCH_QPS_MAX=$BENCH_QPS_MAX" \
+					"(rxe0: $(limits rxe0))" >"$dir/$name.skipped"
 			if cmtime_pair "$dir" "$name" "$n" "$t"; then
 				say "$tag: $what: full connect $(full_connect "$dir/$name.client") us/conn (QPs / no QPs)"
 			else
@@ -128,6 +144,22 @@ case_cmtime() {
 		done
 	done
 	[ ! -f "$dir/cmtime.failed" ]
+}
+
+# limits DEV: the device's limits of QPs and address handles.
+limits() {
+	ibv_devinfo -v -d "$1" 2>/dev/null |
+		awk '$1 == "max_qp:" || $1 == "max_ah:" { printf "%s%s %s", sep, $1, $2; sep = ", " }'
+}
+
+# warm_up DIR: an unrecorded cmtime run, after the module was loaded.
+warm_up() {
+	[ "$BENCH_WARMUP" -gt 0 ] || return 0
+	mkdir -p "$1/warmup"
+	if ! cmtime_pair "$1/warmup" cmtime "$BENCH_WARMUP" 1; then
+		say "$tag: warm-up cmtime of $BENCH_WARMUP conns FAILED; see $1/warmup"
+		return 1
+	fi
 }
 
 # ---- perf -------------------------------------------------------------------
@@ -163,6 +195,69 @@ case_perf() {
 	gzip -1 <"$syms" >"$dir/kallsyms.gz"
 	mv "$data" "$dir/perf.data"
 	say "$tag: perf over cmtime $n conns: $(cat "$dir/profile.log")"
+}
+
+# ---- counts -----------------------------------------------------------------
+
+# Counted over the whole guest by perf stat: context switches, wake-ups,
+# work items, allocations, timers armed, MADs posted and received, and
+# address handles made (a kprobe, see main).  Those that do not exist
+# here are left out.
+COUNT_EVENTS="sched:sched_switch sched:sched_wakeup sched:sched_wakeup_new
+	workqueue:workqueue_queue_work workqueue:workqueue_execute_start
+	kmem:kmalloc kmem:kmem_cache_alloc timer:timer_start timer:hrtimer_start
+	ib_mad:ib_mad_ib_send_mad ib_mad:ib_mad_recv_done_handler
+	ibcm_bench:rdma_create_ah"
+
+# ibcm_text KALLSYMS: "LO HI", the addresses from ib_cm's first function
+# to the first symbol after its last one.
+ibcm_text() {
+	LC_ALL=C sort "$1" | awk '
+		last && !hi { hi = $1 }
+		$4 == "[ib_cm]" && tolower($2) == "t" { if (!lo) lo = $1; last = $1; hi = "" }
+		END { if (lo) print lo, (hi ? hi : last) }'
+}
+
+case_counts() {
+	local dir=$1/counts n=$BENCH_COUNT_CONNS data=/tmp/ibcm-counts.data stat=/tmp/ibcm-stat.csv
+	local ev events=() lo hi site fn d g m
+	mkdir -p "$dir"
+	cp /proc/kallsyms "$dir/kallsyms"
+	for ev in $COUNT_EVENTS; do
+		[ ! -d "$TRACE/events/${ev/://}" ] || events+=(-e "$ev")
+	done
+	read -r lo hi <<<"$(ibcm_text "$dir/kallsyms")"
+	if [ -z "$hi" ]; then
+		say "$tag: counts: no ib_cm functions in /proc/kallsyms"
+		return 1
+	fi
+	# ib_cm's own allocations and work items: a filter on its text.  Like
+	# perf.data, perf stat's output is written to /tmp, not the 9p share.
+	site="call_site >= 0x$lo && call_site < 0x$hi"
+	fn="function >= 0x$lo && function < 0x$hi"
+	snap rxe0
+	snap rxe1
+	cmtime_pair "$dir" cmtime "$n" 1 \
+		perf stat -a -x, -o "$stat" "${events[@]}" -- \
+		perf record -q -a -o "$data" \
+		-e kmem:kmalloc --filter "$site" -e kmem:kmem_cache_alloc --filter "$site" \
+		-e workqueue:workqueue_queue_work --filter "$fn" \
+		-e workqueue:workqueue_execute_start --filter "$fn" -- || return 1
+	{
+		for d in rxe0 rxe1; do
+			for g in cm_tx_msgs cm_tx_retries cm_rx_msgs; do
+				for m in $CM_MSGS; do
+					echo "$d $g $m $(delta "$d" "$g" "$m")"
+				done
+			done
+		done
+	} >"$dir/cm-counters.txt"
+	mv "$stat" "$dir/stat.csv"
+	perf script -i "$data" -F event,trace >"$dir/ibcm-events.txt" 2>"$dir/script.err"
+	rm -f "$data"
+	python3 "$here/counts.py" "$dir" $((2 * n + 1)) >"$dir/counts.log" || return 1
+	gzip -1 "$dir/kallsyms"
+	say "$tag: counts over cmtime $n conns: $(cat "$dir/counts.log")"
 }
 
 # ---- memory -----------------------------------------------------------------
@@ -309,7 +404,7 @@ reap_leftovers() {
 run_case() {
 	local c=$1 dir=$2 rc bad
 	if ! declare -F "case_$c" >/dev/null; then
-		say "unknown case $c (BENCH_CASES: cmtime perf mem storm)"
+		say "unknown case $c (BENCH_CASES: cmtime perf counts mem storm)"
 		return 1
 	fi
 	say "$tag: $c"
@@ -336,6 +431,9 @@ visit() {
 		while IFS= read -r c; do say "    $c"; done <"$dir/swap.log"
 		return 1
 	fi
+	case " $BENCH_CASES " in
+	*" cmtime "* | *" perf "* | *" counts "*) warm_up "$dir" || return 1 ;;
+	esac
 	for c in $BENCH_CASES; do
 		run_case "$c" "$dir"
 	done
@@ -349,9 +447,14 @@ main() {
 		echo "stock $(file_build_id "$STOCK_KO") $STOCK_KO"
 	} >"$out/modules.txt"
 	sysctl -q -w kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1
+	mountpoint -q "$TRACE" || mount -t tracefs tracefs "$TRACE"
+	# Address handles made: ib_core's rdma_create_ah, which
+	# ib_create_ah_from_wc calls too.
+	echo "p:ibcm_bench/rdma_create_ah ib_core:rdma_create_ah" >>"$TRACE/kprobe_events" ||
+		say "no kprobe on rdma_create_ah: address handles are not counted"
 	net_two
-	say "benchmark on Linux $(uname -r), $(nproc) CPUs, $(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB:" \
-		"$BENCH_ROUNDS round(s) of: $BENCH_CASES"
+	say "benchmark on Linux $(uname -r), $(nproc) CPUs, $(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB," \
+		"clock: $BENCH_CLOCK ($BENCH_MODE mode): $BENCH_ROUNDS round(s) of: $BENCH_CASES"
 	for ((r = 1; r <= BENCH_ROUNDS; r++)); do
 		order="ours stock"
 		[ $((r % 2)) = 1 ] || order="stock ours"

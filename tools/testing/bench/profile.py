@@ -1,85 +1,103 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Digest `perf script -F comm,tid,period,ip,sym,dso` output (on stdin) of
-a `perf record -e cpu-clock -a -g` run: how much of the CPU went through
-the CM, and where.
+a `perf record -e cpu-clock -a -g` run: how much of the CPU the CM took
+per connection, and from where it was entered.
 
 usage: perf script ... | profile.py DIR CONNS KALLSYMS
 
-A sample counts for the CM when any frame of its call chain is in the
-ib_cm module.  Which frames those are is decided by address, from
-KALLSYMS (a copy of /proc/kallsyms taken while the module was loaded):
-perf finds no module file for an insmod-ed ib_cm.ko and names every
-module's symbols as [kernel.kallsyms], and some of ib_cm's function names
-(cm_work_handler...) exist in other modules too.  Frames of ib_cm are
-shown as "function [ib_cm]".  Writes
-  DIR/profile.txt      key value lines: samples, the CM's share, and its
-                       CPU time per connection (CONNS connections made)
-  DIR/ibcm-chains.txt  within the samples through ib_cm: the leaf
-                       functions (self), the ib_cm functions on the chain
-                       (inclusive), and the heaviest whole chains
+Each frame's module comes from KALLSYMS (a copy of /proc/kallsyms taken
+while the module was loaded): the symbol at or below the frame's address,
+with its "[module]" tag.  perf itself finds no file for an insmod-ed
+ib_cm.ko and names every module's functions [kernel.kallsyms], and the
+module's range in /proc/modules spans its data too.
+
+A sample is the CM's ("attributed") when, among its frames in ib_cm,
+rdma_cm and rdma_ucm, the one nearest the leaf is in ib_cm: the work
+ib_core, rxe and the allocator do for the CM counts, the work of the
+consumer's callbacks does not.  It is the CM's "own" when its leaf is in
+ib_cm.  An attributed sample's entry point is what called the outermost
+ib_cm frame: the MAD layer's receive path (receive handler) or send
+completion, a consumer (rdma_cm: the API, the send paths), a work item,
+a timer.  Under -icount shift=1 cpu-clock counts 2 ns per instruction,
+so 1 us per connection is 500 instructions.
+
+Writes
+  DIR/profile.txt      key value lines: samples, the CM's samples and
+                       microseconds per connection (CONNS connections
+                       made), by entry point
+  DIR/ibcm-chains.txt  within the attributed samples: the leaf functions
+                       (self), the ib_cm functions on the chain
+                       (inclusive), the callers of the outermost ib_cm
+                       frame, and the heaviest whole chains
   DIR/folded.txt       every chain folded, outermost first, one
                        "comm;frame;...;frame count" line each (the input
                        of flame graph tools)
 """
+import bisect
 import collections
 import os
 import sys
 
-MODULE = "[ib_cm]"
+CM = "ib_cm"
+CM_STACK = ("ib_cm", "rdma_cm", "rdma_ucm")
 # Leaf functions of an idle CPU.
 IDLE = ("pv_native_safe_halt", "native_safe_halt", "default_idle",
         "cpu_idle_poll", "poll_idle", "acpi_idle_do_entry", "mwait_idle")
+TIMER_CALLERS = ("call_timer_fn", "expire_timers", "__run_timers",
+                 "run_timer_softirq", "__hrtimer_run_queues", "hrtimer_interrupt")
+ENTRIES = ("receive", "send completion", "API", "work item", "timer", "other")
 TOP = 40
 
 
-class Module:
-    """The address range of the module's text, from kallsyms."""
+class Symbols:
+    """Which function and module an address is in, from kallsyms."""
 
     def __init__(self, path):
-        mine, every = [], []
+        rows = []
         with open(path) as f:
             for line in f:
                 p = line.split()
-                if len(p) < 3:
+                if len(p) < 3 or p[1] not in "tTwW":
                     continue
-                addr = int(p[0], 16)
-                every.append(addr)
-                if len(p) > 3 and p[3] == MODULE and p[1] in "tT":
-                    mine.append(addr)
-        self.lo = min(mine) if mine else 1
-        top = max(mine) if mine else 0
-        # The last function ends before the next symbol, whatever it is.
-        self.hi = min([a for a in every if a > top] + [top + 4096])
+                mod = p[3].strip("[]") if len(p) > 3 else "vmlinux"
+                rows.append((int(p[0], 16), p[2], mod))
+        rows.sort()
+        self.addrs = [r[0] for r in rows]
+        self.rows = rows
 
-    def __contains__(self, ip):
-        return self.lo <= ip < self.hi
+    def lookup(self, ip):
+        i = bisect.bisect_right(self.addrs, ip) - 1
+        if i < 0:
+            return None, ""
+        return self.rows[i][1], self.rows[i][2]
 
 
-def frame_name(line, module):
-    """'ffffffffc0001000 sym+0x10 ([kernel.kallsyms])' -> ('sym', dso),
-    the dso being [ib_cm] where the address is the module's."""
+def frame(line, syms):
+    """'ffffffffc0001000 sym+0x10 ([kernel.kallsyms])' -> (name, module)."""
     parts = line.split(None, 1)
     rest = parts[1] if len(parts) > 1 else "[unknown]"
-    dso = ""
     if rest.endswith(")") and " (" in rest:
-        rest, dso = rest.rsplit(" (", 1)
-        dso = dso[:-1]
-    sym = rest.split("+0x", 1)[0].strip() or "[unknown]"
+        rest = rest.rsplit(" (", 1)[0]
+    name = rest.split("+0x", 1)[0].strip() or "[unknown]"
+    mod = ""
     try:
-        if int(parts[0], 16) in module:
-            dso = MODULE
+        ip = int(parts[0], 16)
     except ValueError:
-        pass
-    return sym, dso
+        ip = None
+    # Only kernel addresses are looked up: user space's are not in kallsyms.
+    if ip is not None and ip >= 1 << 63:
+        kname, mod = syms.lookup(ip)
+        name = kname or name
+    return name, mod
 
 
-def samples(stream, module):
-    """Yield (comm, period, [(sym, dso) leaf first]) per sample."""
+def samples(stream, syms):
+    """Yield (comm, period, [(name, module) leaf first]) per sample."""
     head, frames = None, []
     for line in stream:
         if line.startswith("\t"):
-            frames.append(frame_name(line.strip(), module))
+            frames.append(frame(line.strip(), syms))
         elif line.strip():
             if head:
                 yield head[0], head[1], frames
@@ -94,8 +112,36 @@ def samples(stream, module):
         yield head[0], head[1], frames
 
 
-def label(sym, dso):
-    return "%s %s" % (sym, dso) if dso == MODULE else sym
+def attributed(frames):
+    for _, mod in frames:
+        if mod in CM_STACK:
+            return mod == CM
+    return False
+
+
+def entry(frames):
+    """(entry point, caller) of a sample through ib_cm."""
+    outer = max(i for i, (_, mod) in enumerate(frames) if mod == CM)
+    if outer + 1 >= len(frames):
+        return "other", "(chain ends in ib_cm)"
+    name, mod = frames[outer + 1]
+    if name == "process_one_work":
+        kind = "work item"
+    elif name in TIMER_CALLERS or "timer" in name:
+        kind = "timer"
+    elif mod == "ib_core" and "recv" in name:
+        kind = "receive"
+    elif mod == "ib_core" and "send" in name:
+        kind = "send completion"
+    elif mod not in ("vmlinux", "ib_core", ""):
+        kind = "API"
+    else:
+        kind = "other"
+    return kind, "%s [%s]" % (name, mod or "?")
+
+
+def label(name, mod):
+    return "%s [%s]" % (name, mod) if mod and mod != "vmlinux" else name
 
 
 def table(title, counter, total, out):
@@ -106,57 +152,72 @@ def table(title, counter, total, out):
 
 
 def main():
-    outdir, conns = sys.argv[1], int(sys.argv[2])
-    module = Module(sys.argv[3])
-    n = busy = cm = 0
-    period = cm_period = 0
-    leaf_cm = collections.Counter()
-    incl_cm = collections.Counter()
-    chains_cm = collections.Counter()
+    outdir, conns = sys.argv[1], max(int(sys.argv[2]), 1)
+    syms = Symbols(sys.argv[3])
+    n = busy = attr = own = 0
+    period = busy_period = attr_period = own_period = 0
+    by_entry = collections.Counter()
+    leaf = collections.Counter()
+    incl = collections.Counter()
+    callers = collections.Counter()
+    chains = collections.Counter()
     folded = collections.Counter()
-    for comm, per, frames in samples(sys.stdin, module):
+    for comm, per, frames in samples(sys.stdin, syms):
         n += 1
         period += per
-        if frames and frames[0][0] in IDLE:
-            pass
-        else:
+        if not (frames and frames[0][0] in IDLE):
             busy += 1
-        stack = [label(s, d) for s, d in frames]
+            busy_period += per
+        stack = [label(*f) for f in frames]
         folded[";".join([comm] + stack[::-1])] += 1
-        if not any(d == MODULE for _, d in frames):
+        if not attributed(frames):
             continue
-        cm += 1
-        cm_period += per
-        leaf_cm[stack[0]] += 1
-        for name in set(s for s in stack if s.endswith(MODULE)):
-            incl_cm[name] += 1
-        chains_cm[" <- ".join(stack[:12])] += 1
+        attr += 1
+        attr_period += per
+        if frames[0][1] == CM:
+            own += 1
+            own_period += per
+        kind, caller = entry(frames)
+        by_entry[kind] += per
+        callers["%s: %s" % (kind, caller)] += 1
+        leaf[stack[0]] += 1
+        for name in set(label(*f) for f in frames if f[1] == CM):
+            incl[name] += 1
+        chains[" <- ".join(stack[:12])] += 1
+
+    def us(p):
+        # cpu-clock periods are nanoseconds (of guest time).
+        return p / 1000.0 / conns
 
     with open(os.path.join(outdir, "profile.txt"), "w") as f:
         f.write("samples %d\n" % n)
         f.write("busy_samples %d\n" % busy)
-        f.write("ibcm_samples %d\n" % cm)
-        f.write("ibcm_share_pct %.3f\n" % (100.0 * cm / max(n, 1)))
-        f.write("ibcm_busy_share_pct %.3f\n" % (100.0 * cm / max(busy, 1)))
+        f.write("cm_samples %d\n" % attr)
+        f.write("cm_own_samples %d\n" % own)
         f.write("connections %d\n" % conns)
-        # cpu-clock periods are nanoseconds.
-        f.write("ibcm_cpu_us_per_conn %.3f\n" % (cm_period / 1000.0 / max(conns, 1)))
-        f.write("cpu_us_per_conn %.3f\n" % (period / 1000.0 / max(conns, 1)))
+        f.write("cm_us_per_conn %.3f\n" % us(attr_period))
+        f.write("cm_own_us_per_conn %.3f\n" % us(own_period))
+        f.write("cm_share_pct %.3f\n" % (100.0 * attr / max(busy, 1)))
+        f.write("busy_us_per_conn %.3f\n" % us(busy_period))
+        for kind in ENTRIES:
+            f.write("entry_%s_us_per_conn %.3f\n" % (kind.replace(" ", "_"),
+                                                      us(by_entry[kind])))
     with open(os.path.join(outdir, "ibcm-chains.txt"), "w") as f:
-        f.write("%d of %d samples (%.2f%%; %.2f%% of the %d busy ones) have a frame "
-                "of ib_cm in their call chain; %d connections made\n" % (
-                    cm, n, 100.0 * cm / max(n, 1), 100.0 * cm / max(busy, 1), busy, conns))
-        table("Leaf functions of the samples through ib_cm (self time)",
-              leaf_cm, cm, f)
+        f.write("%d of %d samples (%d busy) are the CM's (the frame nearest the leaf "
+                "among ib_cm, rdma_cm, rdma_ucm is in ib_cm), %d of them with the "
+                "leaf in ib_cm; %d connections made\n" % (attr, n, busy, own, conns))
+        table("Leaf functions of the CM's samples (self time)", leaf, attr, f)
         table("ib_cm functions on those chains (inclusive: once per sample)",
-              incl_cm, cm, f)
-        table("Heaviest chains through ib_cm (leaf first, 12 frames at most)",
-              chains_cm, cm, f)
+              incl, attr, f)
+        table("Entry points: the callers of the outermost ib_cm frame", callers, attr, f)
+        table("Heaviest chains (leaf first, 12 frames at most)", chains, attr, f)
     with open(os.path.join(outdir, "folded.txt"), "w") as f:
         for stack, c in folded.most_common():
             f.write("%s %d\n" % (stack, c))
-    print("samples=%d ibcm=%d share=%.2f%% ibcm_us_per_conn=%.2f" % (
-        n, cm, 100.0 * cm / max(n, 1), cm_period / 1000.0 / max(conns, 1)))
+    print("samples=%d cm=%d own=%d cm_us_per_conn=%.2f own_us_per_conn=%.2f%s" % (
+        n, attr, own, us(attr_period), us(own_period),
+        "".join(" %s=%.2f" % (k.replace(" ", "_"), us(by_entry[k]))
+                for k in ENTRIES if by_entry[k])))
     return 0
 
 

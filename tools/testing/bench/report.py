@@ -6,12 +6,16 @@ tools/testing/vm/inroot.sh python3 tools/testing/bench/report.py out/bench).
 
 usage: report.py OUT
 
-Prints the details (cmtime steps, slab caches, kernel log), then the
-summary table last: per case and metric the median over the rounds for
-ours and for stock, and stock/ours.  Every metric is lower-is-better, so
-a ratio above 1 means ours is better.  Writes OUT/results.tsv (every value
-of every round), OUT/memory.txt (all slab caches) and OUT/summary.txt
-(what is printed).
+Prints the details (cmtime steps, slab caches, the CM's share by entry
+point, the counts, kernel log), then the summary table last: per case and
+metric the median over the rounds for ours and for stock, each with its
+spread ((max - min) / median over the rounds, "!" above 2 %), and
+stock/ours.  Every metric is lower-is-better, so a ratio above 1 means
+ours is better.  On the wall clock (BENCH_CLOCK=wall) a ratio whose
+rounds overlap (the ranges of ours and stock share a value) is no result:
+the column then says "overlap".  Writes OUT/results.tsv (every value of
+every round), OUT/memory.txt (all slab caches) and OUT/summary.txt (what
+is printed).
 """
 import os
 import re
@@ -20,6 +24,9 @@ import statistics
 import sys
 
 MODULES = ("ours", "stock")
+# A spread above this (in %) is flagged with "!": the instrument does not
+# resolve the 2 % that the icount mode is for.
+SPREAD_FLAG = 2.0
 ROW = re.compile(r"^(\S.*?)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$")
 # Bad kernel log lines, as guest-bench.sh looks for them.
 BAD = re.compile(r"WARNING:|BUG:|UBSAN|KFENCE|soft lockup|hard LOCKUP|hung_task|"
@@ -67,6 +74,9 @@ def cmtime_tables(path):
         for line in f:
             if line.startswith("Connect (") and "no QPs" in line:
                 cur = tables.setdefault("noqps", {})
+            elif line.startswith("Connect (") and "simulated" in line:
+                # -m: QPs replaced by a sleep, not a pass to report.
+                cur = tables.setdefault("simulated", {})
             elif line.startswith("Connect ("):
                 cur = tables.setdefault("qps", {})
             elif cur is not None:
@@ -100,6 +110,8 @@ class Results:
         self.values = {}
         self.order = []
         self.rows = []
+        # (section, case, metric) -> why it was not measured
+        self.skipped = {}
 
     def add(self, section, case, metric, module, rnd, value):
         if value is None:
@@ -111,19 +123,30 @@ class Results:
         self.values[key][module].append(value)
         self.rows.append((section, case, metric, rnd, module, value))
 
+    def skip(self, section, case, metric, why):
+        key = (section, case, metric)
+        if key not in self.values:
+            self.values[key] = {m: [] for m in MODULES}
+            self.order.append(key)
+        self.skipped[key] = why
+
     def median(self, key, module):
         v = self.values.get(key, {}).get(module, [])
         return (statistics.median(v), len(v)) if v else (None, 0)
 
-    def spread(self, key):
-        """The larger of the two modules' (max - min) / median, in %."""
-        worst = None
-        for v in self.values.get(key, {}).values():
-            med = statistics.median(v) if len(v) > 1 else 0
-            if med > 0:
-                s = 100.0 * (max(v) - min(v)) / med
-                worst = s if worst is None else max(worst, s)
-        return "-" if worst is None else "%d%%" % round(worst)
+    def spread(self, key, module):
+        """(max - min) / median of one module's rounds, in %, or None."""
+        v = self.values.get(key, {}).get(module, [])
+        med = statistics.median(v) if len(v) > 1 else 0
+        if med <= 0:
+            return None
+        return 100.0 * (max(v) - min(v)) / med
+
+    def overlap(self, key):
+        """Whether the rounds of ours and stock share a range."""
+        o = self.values.get(key, {}).get("ours", [])
+        s = self.values.get(key, {}).get("stock", [])
+        return bool(o and s) and max(min(o), min(s)) <= min(max(o), max(s))
 
 
 def visits(out):
@@ -138,9 +161,13 @@ def visits(out):
 def collect_cmtime(res, st, rnd, mod, d):
     for n in st["BENCH_SIZES"].split():
         for t in st["BENCH_THREADS"].split():
-            tables = cmtime_tables(os.path.join(d, "cmtime-%s-n%s.client" % (n, t)))
+            base = os.path.join(d, "cmtime-%s-n%s" % (n, t))
+            tables = cmtime_tables(base + ".client")
             for pas, label in (("qps", "QPs"), ("noqps", "no QPs")):
                 case = "%s conns, -n %s, %s" % (n, t, label)
+                if pas == "qps" and os.path.exists(base + ".skipped"):
+                    with open(base + ".skipped") as f:
+                        res.skip("cmtime", case, "full connect us/conn", f.read().strip())
                 tab = tables.get(pas)
                 if not tab:
                     continue
@@ -153,11 +180,34 @@ def collect_cmtime(res, st, rnd, mod, d):
                     res.add("steps", case, "disconnect avg/conn", mod, rnd, tab["disconnect"][0])
 
 
+PERF_ROWS = (("cm_us_per_conn", "CM, attributed us/conn"),
+             ("cm_own_us_per_conn", "CM, own (leaf in ib_cm) us/conn"),
+             ("busy_us_per_conn", "whole guest, busy us/conn"),
+             ("cm_share_pct", "CM share of busy samples %"))
+ENTRY_ROWS = ("receive", "send completion", "API", "work item", "timer", "other")
+
+
 def collect_perf(res, st, rnd, mod, d):
     p = keyvals(os.path.join(d, "perf", "profile.txt"))
-    case = "cmtime %s conns" % st["BENCH_PERF_CONNS"]
-    res.add("perf", case, "ib_cm share of samples %", mod, rnd, num(p.get("ibcm_share_pct")))
-    res.add("perf", case, "ib_cm CPU us/conn", mod, rnd, num(p.get("ibcm_cpu_us_per_conn")))
+    case = "cmtime %s conns" % st.get("BENCH_PERF_CONNS", "?")
+    for key, metric in PERF_ROWS:
+        res.add("perf", case, metric, mod, rnd, num(p.get(key)))
+    for e in ENTRY_ROWS:
+        res.add("entry", case, "CM us/conn entered from %s" % e, mod, rnd,
+                num(p.get("entry_%s_us_per_conn" % e.replace(" ", "_"))))
+
+
+def collect_counts(res, st, rnd, mod, d):
+    case = "cmtime %s conns" % st.get("BENCH_COUNT_CONNS", "?")
+    try:
+        with open(os.path.join(d, "counts", "counts.txt")) as f:
+            for line in f:
+                metric, _, v = line.rstrip("\n").rpartition("\t")
+                sec = "sites" if metric.startswith("ib_cm: allocations at ") or \
+                    metric.startswith("ib_cm: work ") else "counts"
+                res.add(sec, case, metric + " /conn", mod, rnd, num(v))
+    except OSError:
+        pass
 
 
 MEM_PHASES = (("held", "established"), ("timewait", "in timewait"),
@@ -234,28 +284,39 @@ def fmt(v):
 NO_RATIO = ("CM retries", "clients failed", "MemAvailable low MiB")
 
 
-def table(res, sections, rounds, title):
-    if not any(k[0] in sections for k in res.order):
+def fmt_spread(sp):
+    if sp is None:
+        return "-"
+    return "%.1f%%%s" % (sp, "!" if sp > SPREAD_FLAG else "")
+
+
+def table(res, sections, rounds, title, wall=False, legend=False):
+    keys = [k for k in res.order if k[0] in sections]
+    if not keys:
         return []
     lines = [title]
-    w1 = max([len(k[1]) for k in res.order if k[0] in sections] + [10])
-    w2 = max([len(k[2]) for k in res.order if k[0] in sections] + [10])
-    lines.append("%-7s %-*s  %-*s %9s %9s %10s %7s" % (
-        "case", w1, "", w2, "metric (median)", "ours", "stock", "stock/ours",
-        "spread"))
+    w1 = max([len(k[1]) for k in keys] + [10])
+    w2 = max([len(k[2]) for k in keys] + [10])
+    lines.append("%-7s %-*s  %-*s %9s %7s %9s %7s %10s" % (
+        "case", w1, "", w2, "metric (median)", "ours", "spread", "stock", "spread",
+        "stock/ours"))
     last = None
-    short = False
+    short = flagged = overlaps = False
     rows = 0
-    for key in res.order:
+    for key in keys:
         sec, case, metric = key
-        if sec not in sections:
-            continue
         # A blank line after a case of several rows, and between sections.
         if last is not None and (sec, case) != last:
             if rows > 1 or sec != last[0]:
                 lines.append("")
             rows = 0
         rows += 1
+        head = (sec if last is None or sec != last[0] else "", w1,
+                case if (sec, case) != last else "", w2, metric)
+        last = (sec, case)
+        if key in res.skipped:
+            lines.append("%-7s %-*s  %-*s skipped: %s" % (head + (res.skipped[key],)))
+            continue
         o, no = res.median(key, "ours")
         s, ns = res.median(key, "stock")
         ratio = "-"
@@ -263,19 +324,31 @@ def table(res, sections, rounds, title):
         if o and s and metric not in NO_RATIO and o > 0 and s > 0 \
                 and "after timewait" not in metric:
             ratio = "%.2f" % (s / o)
+            if wall and res.overlap(key):
+                ratio, overlaps = "overlap", True
+        so, ss = res.spread(key, "ours"), res.spread(key, "stock")
+        flagged = flagged or any(x is not None and x > SPREAD_FLAG for x in (so, ss))
         mark = lambda n: "*" if n < rounds else " "
         short = short or no < rounds or ns < rounds
-        lines.append("%-7s %-*s  %-*s %8s%s %8s%s %10s %7s" % (
-            sec if last is None or sec != last[0] else "", w1,
-            case if (sec, case) != last else "", w2, metric,
-            fmt(o), mark(no), fmt(s), mark(ns), ratio, res.spread(key)))
-        last = (sec, case)
+        lines.append("%-7s %-*s  %-*s %8s%s %7s %8s%s %7s %10s" % (
+            head + (fmt(o), mark(no), fmt_spread(so), fmt(s), mark(ns), fmt_spread(ss),
+                    ratio)))
     if short:
         lines.append("* from fewer rounds than were run: the case failed in some")
-    if rounds > 1:
-        lines.append("spread: (max - min) / median over the rounds, the larger of the"
-                     " two modules'")
+    if rounds > 1 and legend:
+        lines.append("spread: (max - min) / median over the rounds of one module;"
+                     " ! above %g %%: a difference that small is not resolved" % SPREAD_FLAG)
+    if overlaps:
+        lines.append("overlap: the rounds of ours and stock overlap; no ratio is a result")
+    if flagged and legend:
+        lines.append("! a spread above %g %%: read that row's ratio as no better than "
+                     "its spread" % SPREAD_FLAG)
     return lines
+
+
+def block(lines, more):
+    """lines, and more after a blank line if there is any."""
+    return lines + [""] + more if more else lines
 
 
 def cache_table(caches, n, phase, label, limit):
@@ -345,6 +418,7 @@ def main():
     for rnd, mod, d in found:
         collect_cmtime(res, st, rnd, mod, d)
         collect_perf(res, st, rnd, mod, d)
+        collect_counts(res, st, rnd, mod, d)
         collect_mem(res, st, rnd, mod, d, caches)
         collect_storm(res, st, rnd, mod, d)
     rounds = max([r for r, _, _ in found] + [0])
@@ -358,12 +432,21 @@ def main():
         for phase, label in MEM_PHASES:
             f.write("\n".join(cache_table(caches, n, phase, label, 10 ** 6)) + "\n\n")
 
-    lines = table(res, ("steps",), rounds, "cmtime steps (us; avg/conn = step's "
-                  "wall time / conns, us/conn = mean per connection):")
+    clock = st.get("BENCH_CLOCK") or "wall"
+    wall = clock != "icount"
+    unit = ("guest time under -icount: 1 us = 500 instructions" if not wall
+            else "wall-clock time")
+    lines = table(res, ("steps",), rounds, "cmtime steps (us of %s; avg/conn = step's "
+                  "time / conns, us/conn = mean per connection):" % unit, wall)
+    lines = block(lines, table(res, ("entry",), rounds, "The CM's attributed share by entry "
+                               "point (the caller of the outermost ib_cm frame):", wall))
+    lines = block(lines, table(res, ("sites",), rounds, "ib_cm's own allocations by call site "
+                               "and its work items by function:", wall))
     if caches:
         for phase, label in MEM_PHASES[:2]:
             lines += [""] + cache_table(caches, n, phase, label, 12)
-        lines += [""] + table(res, ("memx",), rounds, "unreclaimable slab (SUnreclaim:):")
+        lines = block(lines, table(res, ("memx",), rounds, "unreclaimable slab (SUnreclaim:):",
+                                   wall))
     lines.append("")
     lines += dmesg_lines(out, found)
     lines += failures(found)
@@ -377,10 +460,12 @@ def main():
             if "benchmark done" in line] if os.path.exists(
                 os.path.join(out, "bench.log")) else []
     lines.append("")
-    lines += table(res, ("cmtime", "perf", "mem", "storm"), rounds,
-                   "SUMMARY: ours vs stock ib_cm, %d round(s), medians; lower is better, "
-                   "stock/ours > 1: ours is better%s" % (
-                       rounds, "; " + took[-1].split("] ", 1)[-1].strip() if took else ""))
+    lines += table(res, ("cmtime", "perf", "counts", "mem", "storm"), rounds,
+                   "SUMMARY: ours vs stock ib_cm, %d round(s), medians; %s mode, %s; "
+                   "lower is better, stock/ours > 1: ours is better%s" % (
+                       rounds, st.get("BENCH_MODE", "wall"), unit,
+                       "; " + took[-1].split("] ", 1)[-1].strip() if took else ""), wall,
+                   legend=True)
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "summary.txt"), "w") as f:
         f.write(text)

@@ -14,6 +14,8 @@
 #   project tree (the VM sees only the root and the tree).
 #   --bench runs the A/B benchmark of tools/testing/bench instead, in
 #   out/bench: the VM boots with the stock module and swaps ours in.
+#   IBCM_VM_CPUS (2) and IBCM_VM_QEMU_OPTS (none) set the VM's vCPUs and
+#   extra QEMU options; the benchmark's icount mode sets them itself.
 # Prints the TAP lines as tests finish, and "# [TIME] ..." lines saying
 # what it is doing; exits non-zero if any test failed.
 # One VM at a time: concurrent runs wait for each other.
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
 	--demo) demo=--demo ;;
 	--bench) bench=--bench mode=stock ;;
 	--out) out=$(realpath -m "$2"); shift ;;
-	-h | --help) sed -n '3,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -90,6 +92,16 @@ fi
 "$IBCM_VM_DIR/mkroot.sh"
 # This run holds the lock that a probe boot would take.
 accel=$(IBCM_VM_LOCKED=1 "$IBCM_VM_DIR/accel.sh")
+if [ -n "$bench" ]; then
+	bench_vm "$accel"
+	# prepare.sh records the settings for the guest.
+	export BENCH_CLOCK BENCH_ROUNDS
+fi
+# IBCM_VM_CPUS: the VM's vCPUs (2); IBCM_VM_QEMU_OPTS: more options for
+# QEMU (none).  Only the benchmark changes them by default (bench_vm).
+cpus=${IBCM_VM_CPUS:-2}
+qemu_opts=()
+[ -z "${IBCM_VM_QEMU_OPTS:-}" ] || qemu_opts=(--qemu-opts "$IBCM_VM_QEMU_OPTS")
 rm -rf "$out"
 mkdir -p "$out/moddb" "$out/tests"
 
@@ -132,7 +144,7 @@ note "vm: depmod over the root's modules"
 [ -z "$bench" ] || "$IBCM_SRC/tools/testing/bench/prepare.sh" "$out"
 t1=$(date +%s)
 
-note "vm: booting Linux $kver ($mode ib_cm${bench:+ at boot, ours swapped in}, $accel), results in $out"
+note "vm: booting Linux $kver ($mode ib_cm${bench:+ at boot, ours swapped in}, $accel, $cpus vCPU(s)${IBCM_VM_QEMU_OPTS:+, QEMU $IBCM_VM_QEMU_OPTS}), results in $out"
 : >"$out/results.tap"
 : >"$out/progress"
 # follow: print the guest's progress lines as they come, with the time
@@ -176,7 +188,8 @@ else
 	accel_opt=(--disable-kvm)
 fi
 "$IBCM_VM_DIR/inroot.sh" timeout "$vm_timeout" vng --run "$kimg" \
-	"${accel_opt[@]}" "${append[@]}" "${verbose[@]}" --memory "$memory" --cpus 2 --rwdir "$out" \
+	"${accel_opt[@]}" "${append[@]}" "${verbose[@]}" "${qemu_opts[@]}" \
+	--memory "$memory" --cpus "$cpus" --rwdir "$out" \
 	--exec "$IBCM_VM_DIR/guest.sh $mode $out $demo$bench $*" 2>&1 | cat >"$out/console.log" || true
 touch "$out/.follow-stop"
 wait "$follower" 2>/dev/null || true
@@ -191,7 +204,7 @@ t2=$(date +%s)
 if [ -n "$demo" ] && [ -f "$out/demo.txt" ]; then
 	cat "$out/demo.txt"
 fi
-echo "# prepare $((t1 - t0))s, VM $((t2 - t1))s, QEMU with $accel"
+echo "# prepare $((t1 - t0))s, VM $((t2 - t1))s, QEMU with $accel, $cpus vCPU(s)${IBCM_VM_QEMU_OPTS:+, $IBCM_VM_QEMU_OPTS}"
 # The benchmark's table is what the run is for: it comes last, also from
 # a run that broke off.
 bench_report() {
