@@ -70,7 +70,10 @@
  * cm_id_priv->lock (irq-safe) protects the id's state, protocol fields and
  *   input queue.  It may be taken before cm.lock, never after it.
  * cm_device->agent_lock (rwlock) keeps a port's MAD agents from going
- *   away while a send is being prepared.
+ *   away while a send is being prepared.  It is taken under
+ *   cm_id_priv->lock, which timers take in softirq context, so every
+ *   reader, too, disables interrupts: a reader interrupted while a
+ *   writer waits would otherwise deadlock against one holding the id.
  * Local IDs live in an xarray with its own lock; lookups by local ID run
  *   under RCU and take a reference with refcount_inc_not_zero().
  * No lock is held while a handler runs.
@@ -949,10 +952,10 @@ static struct cm_ah *cm_ah_create(struct cm_port *port,
 	 * every handle on the list before it returns.
 	 */
 	down_read(&cm_dev->ah_rwsem);
-	read_lock(&cm_dev->agent_lock);
+	read_lock_irq(&cm_dev->agent_lock);
 	if (port->mad_agent && !cm_dev->ahs_gone)
 		pd = port->mad_agent->qp->pd;
-	read_unlock(&cm_dev->agent_lock);
+	read_unlock_irq(&cm_dev->agent_lock);
 	ib_ah = ERR_PTR(-ENODEV);
 	if (pd)
 		ib_ah = cm_dev->tp->create_ah(pd, ah_attr,
@@ -1782,14 +1785,15 @@ static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port,
 {
 	struct ib_mad_send_buf *msg = ERR_PTR(-ENODEV);
 	struct ib_mad_agent *agent;
+	unsigned long flags;
 
 	/* Without a handle (cm_forget_ahs()) the device is going away. */
-	read_lock(&port->cm_dev->agent_lock);
+	read_lock_irqsave(&port->cm_dev->agent_lock, flags);
 	agent = send_only ? port->send_agent : port->mad_agent;
 	if (agent && ah && READ_ONCE(ah->ah))
 		msg = port->cm_dev->tp->create_msg(agent, remote_qpn,
 						   pkey_index);
-	read_unlock(&port->cm_dev->agent_lock);
+	read_unlock_irqrestore(&port->cm_dev->agent_lock, flags);
 	if (!IS_ERR(msg)) {
 		refcount_inc(&ah->ref);
 		msg->ah = ah->ah;
