@@ -71,7 +71,10 @@
  *   input queue.  It may be taken before cm.lock, never after it.
  * cm_device->agent_lock (rwlock) keeps a port's MAD agents from going
  *   away while a send is being prepared (and, for a resend of the backoff
- *   schedule, posted).
+ *   schedule, posted).  It is taken under cm_id_priv->lock, which timers
+ *   take in softirq context, so every reader, too, disables interrupts:
+ *   a reader interrupted while a writer waits would otherwise deadlock
+ *   against one holding the id.
  * cm_port->policy_lock (irq-safe) protects the port's CM policy.  It is a
  *   leaf lock: taken under cm_id_priv->lock (cm_take_policy()) or alone,
  *   and nothing is taken under it.
@@ -1291,10 +1294,10 @@ static struct cm_ah *cm_ah_create(struct cm_port *port,
 	 * every handle on the list before it returns.
 	 */
 	down_read(&cm_dev->ah_rwsem);
-	read_lock(&cm_dev->agent_lock);
+	read_lock_irq(&cm_dev->agent_lock);
 	if (port->mad_agent && !cm_dev->ahs_gone)
 		pd = port->mad_agent->qp->pd;
-	read_unlock(&cm_dev->agent_lock);
+	read_unlock_irq(&cm_dev->agent_lock);
 	ib_ah = ERR_PTR(-ENODEV);
 	if (pd)
 		ib_ah = cm_dev->tp->create_ah(pd, ah_attr,
@@ -2159,12 +2162,13 @@ static struct ib_mad_send_buf *cm_port_msg(struct cm_port *port,
 					   u16 pkey_index, struct cm_ah *ah)
 {
 	struct ib_mad_send_buf *msg;
+	unsigned long flags;
 
-	read_lock(&port->cm_dev->agent_lock);
+	read_lock_irqsave(&port->cm_dev->agent_lock, flags);
 	msg = __cm_port_msg(port, send_only ? port->send_agent :
 					      port->mad_agent,
 			    remote_qpn, pkey_index, ah);
-	read_unlock(&port->cm_dev->agent_lock);
+	read_unlock_irqrestore(&port->cm_dev->agent_lock, flags);
 	return msg;
 }
 
