@@ -448,11 +448,11 @@ main() {
 	} >"$out/modules.txt"
 	sysctl -q -w kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1
 	mountpoint -q "$TRACE" || mount -t tracefs tracefs "$TRACE"
+	net_two
 	# Address handles made: ib_core's rdma_create_ah, which
-	# ib_create_ah_from_wc calls too.
+	# ib_create_ah_from_wc calls too (ib_core is loaded by now).
 	echo "p:ibcm_bench/rdma_create_ah ib_core:rdma_create_ah" >>"$TRACE/kprobe_events" ||
 		say "no kprobe on rdma_create_ah: address handles are not counted"
-	net_two
 	say "benchmark on Linux $(uname -r), $(nproc) CPUs, $(awk '/^MemTotal/ { print int($2 / 1024) }' /proc/meminfo) MiB," \
 		"clock: $BENCH_CLOCK ($BENCH_MODE mode): $BENCH_ROUNDS round(s) of: $BENCH_CASES"
 	for ((r = 1; r <= BENCH_ROUNDS; r++)); do
