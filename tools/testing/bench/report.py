@@ -328,8 +328,10 @@ def table(res, sections, rounds, title, wall=False, legend=False):
                 ratio, overlaps = "overlap", True
         so, ss = res.spread(key, "ours"), res.spread(key, "stock")
         flagged = flagged or any(x is not None and x > SPREAD_FLAG for x in (so, ss))
-        mark = lambda n: "*" if n < rounds else " "
-        short = short or no < rounds or ns < rounds
+        # A module with no value at all (a call site only one module has)
+        # shows "-", not a shortfall.
+        mark = lambda n: "*" if 0 < n < rounds else " "
+        short = short or 0 < no < rounds or 0 < ns < rounds
         lines.append("%-7s %-*s  %-*s %8s%s %7s %8s%s %7s %10s" % (
             head + (fmt(o), mark(no), fmt_spread(so), fmt(s), mark(ns), fmt_spread(ss),
                     ratio)))
