@@ -21,7 +21,7 @@ icount)
 	_rounds=3 _cases="cmtime perf counts mem" _sizes="1000 10000 50000" _threads=1
 	;;
 wall)
-	_rounds=5 _cases="cmtime storm" _sizes="1000 10000" _threads="1 4"
+	_rounds=5 _cases="cmtime storm fabric" _sizes="1000 10000" _threads="1 4"
 	;;
 *)
 	echo "bench: BENCH_MODE must be icount or wall, not '$BENCH_MODE'" >&2
@@ -30,7 +30,7 @@ wall)
 esac
 # Rounds; each runs every case on both modules, the order alternating.
 BENCH_ROUNDS=${BENCH_ROUNDS:-$_rounds}
-# Which cases run: any of cmtime perf counts mem storm.
+# Which cases run: any of cmtime perf counts mem storm fabric.
 BENCH_CASES=${BENCH_CASES:-$_cases}
 # cmtime: connections and event threads (-n), every combination.
 BENCH_SIZES=${BENCH_SIZES:-$_sizes}
@@ -59,6 +59,12 @@ BENCH_MEM_CONNS=${BENCH_MEM_CONNS:-2000}
 # connections.
 BENCH_STORM=${BENCH_STORM:-512}
 BENCH_STORM_CONNS=${BENCH_STORM_CONNS:-32}
+# Fabric: this many nodes (namespaces with an rxe device each, on one
+# bridge), BENCH_FABRIC_K connections from every node to every other, and
+# a restart storm of BENCH_FABRIC_STORM connections to node 0.
+BENCH_FABRIC_NODES=${BENCH_FABRIC_NODES:-16}
+BENCH_FABRIC_K=${BENCH_FABRIC_K:-4}
+BENCH_FABRIC_STORM=${BENCH_FABRIC_STORM:-512}
 # The VM; run.sh's own default (2G) is too small for the larger cases.
 BENCH_MEMORY=${BENCH_MEMORY:-4G}
 # Seconds the whole VM run may take.
@@ -71,6 +77,7 @@ BENCH_CLOCK=${BENCH_CLOCK:-}
 BENCH_VARS="BENCH_MODE BENCH_CLOCK BENCH_ROUNDS BENCH_CASES BENCH_SIZES
 	BENCH_THREADS BENCH_QPS_MAX BENCH_WARMUP BENCH_PERF_CONNS
 	BENCH_COUNT_CONNS BENCH_MEM_CONNS BENCH_STORM BENCH_STORM_CONNS
+	BENCH_FABRIC_NODES BENCH_FABRIC_K BENCH_FABRIC_STORM
 	BENCH_MEMORY BENCH_TIMEOUT BENCH_ICOUNT_OPTS"
 
 # bench_vm ACCEL: settle the clock for QEMU's accelerator ACCEL (kvm or

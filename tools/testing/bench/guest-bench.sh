@@ -17,6 +17,7 @@
 #   mem/        /proc/meminfo and /proc/slabinfo: before, with connections
 #               held, with their ids in timewait, after timewait
 #   storm/      the storm (see storm.py) and the CM counters it moved
+#   fabric/     the many-node fabric: fabric.txt and each node's output
 #   CASE.dmesg  bad kernel log lines seen during CASE; CASE.failed  its
 #               exit status if it failed
 # Progress lines go to OUT/bench.log, which run.sh shows as they come;
@@ -32,6 +33,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 export IBCM_MODE=stock
 # shellcheck source=tools/testing/selftests/ib_cm/lib.sh
 . "$here/../selftests/ib_cm/lib.sh" >/dev/null
+# shellcheck source=tools/testing/selftests/ib_cm/fabric.bash
+. "$here/../selftests/ib_cm/fabric.bash"
 
 STOCK_KO=/run/ibcm/ib_cm-stock.ko
 OURS_KO=$out/ib_cm.ko
@@ -376,6 +379,61 @@ case_storm() {
 	return $rc
 }
 
+# ---- fabric -----------------------------------------------------------------
+
+# The many-node fabric (selftests' fabric.bash): BENCH_FABRIC_NODES nodes
+# of one bridge, a full mesh of BENCH_FABRIC_K connections per pair, then
+# node 0's restart storm with BENCH_FABRIC_STORM connections, on the fixed
+# schedule (both modules) and, on ours, under two policies an operator
+# might set.  Writes DIR/fabric/fabric.txt ("KEY VALUE" lines) and the
+# nodes' outputs.
+FABRIC_LEGS=(
+	"fixed:"
+	"backoff:schedule=backoff backoff_jitter=25"
+	"capped:max_response_timeout=17"
+	"capped-backoff:max_response_timeout=17 schedule=backoff backoff_max_ms=1000 backoff_jitter=25"
+)
+
+case_fabric() {
+	# fabric.bash keeps the nodes' outputs in T.
+	local dir=$1/fabric leg name rc=0 T=$1/fabric
+	mkdir -p "$dir"
+	if ! fabric_up "$BENCH_FABRIC_NODES" >"$dir/fabric.log" 2>&1; then
+		say "$tag: fabric FAILED: $(tail -n 1 "$dir/fabric.log")"
+		fabric_down >>"$dir/fabric.log" 2>&1
+		return 1
+	fi
+	if fabric_mesh mesh "$BENCH_FABRIC_K" >>"$dir/fabric.log" 2>&1; then
+		printf 'mesh_conns %s\nmesh_ms %s\nmesh_retries %s\nmesh_fails %s\nmesh_slab_kb %s\n' \
+			"$mesh_conns" "$mesh_ms" "$retries" "$fails" "$slab_kb" >"$dir/fabric.txt"
+		say "$tag: fabric mesh of $BENCH_FABRIC_NODES nodes x $BENCH_FABRIC_K: $mesh_conns up" \
+			"after $mesh_ms ms, $retries CM retries, $fails made again, Slab +$slab_kb kB"
+	else
+		say "$tag: fabric mesh FAILED: $(tail -n 1 "$dir/fabric.log")"
+		rc=1
+	fi
+	for leg in "${FABRIC_LEGS[@]}"; do
+		name=${leg%%:*}
+		FABRIC_POLICY=${leg#*:}
+		# The stock module has no policy: only the defaults.
+		[ "$m" = stock ] && [ -n "$FABRIC_POLICY" ] && continue
+		if fabric_storm "storm-$name" "$BENCH_FABRIC_STORM" >>"$dir/fabric.log" 2>&1; then
+			printf 'storm_%s_%s %s\n' "$name" back_ms "$back_ms" "$name" peak "$peak_rate" \
+				"$name" retries "$retries" "$name" req_retries "$req_retries" \
+				"$name" fails "$fails" >>"$dir/fabric.txt"
+			say "$tag: fabric storm ($name) of $BENCH_FABRIC_STORM: back $back_ms ms after" \
+				"node 0, peak $peak_rate QP1 msg/s, $retries CM retries ($req_retries REQ)," \
+				"$fails made again"
+		else
+			say "$tag: fabric storm ($name) FAILED: $(tail -n 1 "$dir/fabric.log")"
+			rc=1
+		fi
+	done
+	FABRIC_POLICY=
+	fabric_down >>"$dir/fabric.log" 2>&1
+	return $rc
+}
+
 # ---- rounds -----------------------------------------------------------------
 
 # rdma_users: the processes that hold an RDMA device open.  A case that
@@ -404,7 +462,7 @@ reap_leftovers() {
 run_case() {
 	local c=$1 dir=$2 rc bad
 	if ! declare -F "case_$c" >/dev/null; then
-		say "unknown case $c (BENCH_CASES: cmtime perf counts mem storm)"
+		say "unknown case $c (BENCH_CASES: cmtime perf counts mem storm fabric)"
 		return 1
 	fi
 	say "$tag: $c"

@@ -272,6 +272,25 @@ def collect_storm(res, st, rnd, mod, d):
         res.add("storm", case, "MemAvailable low MiB", mod, rnd, low / 1024)
 
 
+def collect_fabric(res, st, rnd, mod, d):
+    """The fabric case's fabric.txt: the mesh, then one storm per policy."""
+    s = keyvals(os.path.join(d, "fabric", "fabric.txt"))
+    if "mesh_ms" in s:
+        case = "mesh %s nodes x %s" % (st["BENCH_FABRIC_NODES"], st["BENCH_FABRIC_K"])
+        for key, metric in (("mesh_ms", "all up ms"), ("mesh_retries", "CM retries"),
+                            ("mesh_fails", "made again"), ("mesh_slab_kb", "Slab rise KiB")):
+            res.add("fabric", case, metric, mod, rnd, num(s.get(key)))
+    for key in sorted(s):
+        m = re.fullmatch(r"storm_(.+?)_(back_ms|peak|retries|req_retries|fails)", key)
+        if not m:
+            continue
+        case = "storm %s, %s" % (st["BENCH_FABRIC_STORM"], m.group(1))
+        metric = {"back_ms": "all back ms", "peak": "peak QP1 msg/s",
+                  "retries": "CM retries", "req_retries": "REQ retries",
+                  "fails": "made again"}[m.group(2)]
+        res.add("fabric", case, metric, mod, rnd, num(s[key]))
+
+
 def fmt(v):
     if v is None:
         return "-"
@@ -281,7 +300,8 @@ def fmt(v):
 
 
 # Counts: no ratio.
-NO_RATIO = ("CM retries", "clients failed", "MemAvailable low MiB")
+NO_RATIO = ("CM retries", "clients failed", "MemAvailable low MiB", "REQ retries",
+            "made again")
 
 
 def fmt_spread(sp):
@@ -328,8 +348,8 @@ def table(res, sections, rounds, title, wall=False, legend=False):
                 ratio, overlaps = "overlap", True
         so, ss = res.spread(key, "ours"), res.spread(key, "stock")
         flagged = flagged or any(x is not None and x > SPREAD_FLAG for x in (so, ss))
-        # A module with no value at all (a call site only one module has)
-        # shows "-", not a shortfall.
+        # A module with no value at all (a call site or policy only one
+        # module has) shows "-", not a shortfall.
         mark = lambda n: "*" if 0 < n < rounds else " "
         short = short or 0 < no < rounds or 0 < ns < rounds
         lines.append("%-7s %-*s  %-*s %8s%s %7s %8s%s %7s %10s" % (
@@ -423,6 +443,7 @@ def main():
         collect_counts(res, st, rnd, mod, d)
         collect_mem(res, st, rnd, mod, d, caches)
         collect_storm(res, st, rnd, mod, d)
+        collect_fabric(res, st, rnd, mod, d)
     rounds = max([r for r, _, _ in found] + [0])
     n = int(st["BENCH_MEM_CONNS"])
 
@@ -462,7 +483,7 @@ def main():
             if "benchmark done" in line] if os.path.exists(
                 os.path.join(out, "bench.log")) else []
     lines.append("")
-    lines += table(res, ("cmtime", "perf", "counts", "mem", "storm"), rounds,
+    lines += table(res, ("cmtime", "perf", "counts", "mem", "storm", "fabric"), rounds,
                    "SUMMARY: ours vs stock ib_cm, %d round(s), medians; %s mode, %s; "
                    "lower is better, stock/ours > 1: ours is better%s" % (
                        rounds, st.get("BENCH_MODE", "wall"), unit,
