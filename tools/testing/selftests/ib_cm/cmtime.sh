@@ -18,7 +18,18 @@ N=1000
 net_one
 spawn server cmtime -B veth0 -C "$IP0" -L -c $N
 sleep 2
-run client cmtime -B veth0 -C "$IP0" -c $N
+spawn client cmtime -B veth0 -C "$IP0" -c $N
+# A client still running 10 s before its limit leaves in the log where it
+# waits: its kernel stacks and its ids by state (cmtime prints nothing
+# until a pass is over).
+if ! finished "$(cat "$T/client.pid")" $((IBCM_TIMEOUT - 10)); then
+	log "client still running after $((IBCM_TIMEOUT - 10))s; kernel stacks, ids by state:"
+	stacks "$(cat "$T/client.pid")"
+	rdma resource show cm_id 2>&1 | grep -oE ' state [A-Z_]+' | sort | uniq -c |
+		sed 's/^/# ids: /'
+	show_counters rxe0
+fi
+reap client
 rc=$?
 reap server
 src=$?
