@@ -278,13 +278,15 @@ snapshot() {
 	cp /proc/slabinfo "$1/$2.slabinfo"
 }
 
-slab_kb() {
+# meminfo_slab_kb FILE: Slab: of a copy of /proc/meminfo (not lib.sh's
+# slab_kb, which the fabric case uses).
+meminfo_slab_kb() {
 	awk '/^Slab:/ { print $2 }' "$1"
 }
 
 # per_conn DIR FROM TO N: the Slab: growth per connection, in bytes.
 per_conn() {
-	printf '%+d' $((($(slab_kb "$1/$3.meminfo") - $(slab_kb "$1/$2.meminfo")) * 1024 / $4))
+	printf '%+d' $((($(meminfo_slab_kb "$1/$3.meminfo") - $(meminfo_slab_kb "$1/$2.meminfo")) * 1024 / $4))
 }
 
 established() {
@@ -420,12 +422,14 @@ case_fabric() {
 		if fabric_storm "storm-$name" "$BENCH_FABRIC_STORM" >>"$dir/fabric.log" 2>&1; then
 			printf 'storm_%s_%s %s\n' "$name" back_ms "$back_ms" "$name" peak "$peak_rate" \
 				"$name" retries "$retries" "$name" req_retries "$req_retries" \
-				"$name" fails "$fails" >>"$dir/fabric.txt"
+				"$name" fails "$fails" "$name" drops "$drops" \
+				"$name" send_errs "$send_errs" >>"$dir/fabric.txt"
 			say "$tag: fabric storm ($name) of $BENCH_FABRIC_STORM: back $back_ms ms after" \
 				"node 0, peak $peak_rate QP1 msg/s, $retries CM retries ($req_retries REQ)," \
-				"$fails made again"
+				"$fails made again, $drops dropped as backlog at node 0"
 		else
-			say "$tag: fabric storm ($name) FAILED: $(tail -n 1 "$dir/fabric.log")"
+			say "$tag: fabric storm ($name) FAILED (rxe send errors at node 0:" \
+				"$send_errs): $(grep "fabric storm-$name: policy" "$dir/fabric.log" | tail -n 1)"
 			rc=1
 		fi
 	done

@@ -281,14 +281,18 @@ def collect_fabric(res, st, rnd, mod, d):
                             ("mesh_fails", "made again"), ("mesh_slab_kb", "Slab rise KiB")):
             res.add("fabric", case, metric, mod, rnd, num(s.get(key)))
     for key in sorted(s):
-        m = re.fullmatch(r"storm_(.+?)_(back_ms|peak|retries|req_retries|fails)", key)
+        m = re.fullmatch(r"storm_(.+?)_(back_ms|peak|retries|req_retries|fails|drops|send_errs)", key)
         if not m:
             continue
         case = "storm %s, %s" % (st["BENCH_FABRIC_STORM"], m.group(1))
         metric = {"back_ms": "all back ms", "peak": "peak QP1 msg/s",
                   "retries": "CM retries", "req_retries": "REQ retries",
-                  "fails": "made again"}[m.group(2)]
-        res.add("fabric", case, metric, mod, rnd, num(s[key]))
+                  "fails": "made again", "drops": "backlog drops at node 0",
+                  "send_errs": "rxe send errors at node 0"}[m.group(2)]
+        v = num(s[key])
+        # The stock module counts no drops: -1 (so a leg that broke off).
+        if v is not None and v >= 0:
+            res.add("fabric", case, metric, mod, rnd, v)
 
 
 def fmt(v):
@@ -301,7 +305,7 @@ def fmt(v):
 
 # Counts: no ratio.
 NO_RATIO = ("CM retries", "clients failed", "MemAvailable low MiB", "REQ retries",
-            "made again")
+            "made again", "backlog drops at node 0", "rxe send errors at node 0")
 
 
 def fmt_spread(sp):

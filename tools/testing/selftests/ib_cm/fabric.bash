@@ -30,7 +30,10 @@
 # The counts, as both legs leave them (-1 when a leg broke off): retries
 # (the CM's resends, all nodes, all messages), req_retries, fails (made
 # connections that failed and were made again: address or route error,
-# rejected, unreachable), slab_kb (Slab: with the mesh up, less before).
+# rejected, unreachable), slab_kb (Slab: with the mesh up, less before),
+# drops (what node 0's CM dropped as backlog during a storm; -1 on the
+# stock module, which counts none), send_errs (rxe's send errors at node
+# 0: one kills its QP1, see fabric_heal).
 # A leg that fails logs node 0's CM counters and ids and the ends of the
 # nodes' outputs.
 
@@ -235,10 +238,36 @@ fabric_state() {
 	ip netns exec "$(fabric_ns 1)" ping -c 1 -W 2 "$(fabric_ip 0)" | sed 's/^/# ping: /'
 }
 
+# fabric_send_errs I: rxe's send_err count of node I's device.
+fabric_send_errs() {
+	local v
+	read -r v <"/sys/class/infiniband/rxf$1/ports/1/hw_counters/send_err"
+	echo "$v"
+}
+
+# fabric_heal: make again the rxe device of every node whose sends
+# failed.  rxe moves a QP to the error state when a send fails (rxe_req.c:
+# any error from the network stack, such as a veth that dropped a packet
+# under a flood), and so a node's QP1 is dead for good after one; a real
+# adapter keeps its QP1.  A later leg would measure that instead of the CM.
+fabric_heal() {
+	local i e ns
+	for ((i = 0; i < fabric_n; i++)); do
+		e=$(fabric_send_errs "$i")
+		[ "$e" = 0 ] && continue
+		ns=$(fabric_ns "$i")
+		log "fabric: rxf$i had $e send error(s), its QP1 is dead: making it again"
+		ip netns exec "$ns" rdma link delete "rxf$i"
+		ip netns exec "$ns" rdma link add "rxf$i" type rxe netdev "fv$i" || return 1
+	done
+}
+
 # fabric_leg_start: the counts of a leg, unknown until it ends well.
 fabric_leg_start() {
 	mesh_ms=-1 back_ms=-1 fails=-1 retries=-1 req_retries=-1 peak_rate=-1 slab_kb=-1
+	drops=-1 send_errs=-1
 	fabric_stop
+	fabric_heal
 	fabric_policy
 }
 
@@ -281,6 +310,15 @@ fabric_mesh() {
 	[ "$mesh_ms" -ge 0 ]
 }
 
+# fabric_drops: the messages node 0's CM dropped as backlog (our module's
+# cm_rx_drops/backlog), or -1 (the stock module has no such counter).
+fabric_drops() {
+	local v=-1
+	[ ! -r /sys/class/infiniband/rxf0/ports/1/cm_rx_drops/backlog ] ||
+		read -r v </sys/class/infiniband/rxf0/ports/1/cm_rx_drops/backlog
+	echo "$v"
+}
+
 # fabric_rate_sampler FILE: node 0's CM messages (sent and received),
 # every 0.2 s, as "MS TOTAL" lines, until killed.
 fabric_rate_sampler() {
@@ -318,7 +356,7 @@ fabric_cut() {
 }
 
 fabric_storm() {
-	local leg=$1 c=$2 i n per clients=() mac t_up back retries0 req_retries0
+	local leg=$1 c=$2 i n per clients=() mac t_up back retries0 req_retries0 drops0
 	fabric_leg_start
 	# Every client knows node 0's MAC address, and node 0 the clients':
 	# no ARP while node 0 is cut off, only the CM's resends.
@@ -351,6 +389,7 @@ fabric_storm() {
 	log "fabric $leg: $c connections to node 0 are up"
 	retries0=$(fabric_sum cm_tx_retries all)
 	req_retries0=$(fabric_sum cm_tx_retries req)
+	drops0=$(fabric_drops)
 	fabric_rate_sampler "$T/$leg.rate" &
 	echo $! >"$T/fabric-sampler.pid"
 	# Node 0 goes: cut off from the bridge, its server ended and started
@@ -382,10 +421,13 @@ fabric_storm() {
 	fails=$(fabric_out_sum failed "${clients[@]}")
 	retries=$(($(fabric_sum cm_tx_retries all) - retries0))
 	req_retries=$(($(fabric_sum cm_tx_retries req) - req_retries0))
+	[ "$drops0" -lt 0 ] || drops=$(($(fabric_drops) - drops0))
+	send_errs=$(fabric_send_errs 0)
 	fabric_stop
 	peak_rate=$(fabric_peak "$T/$leg.rate")
 	log "fabric $leg: policy '${FABRIC_POLICY:-defaults}': $c connections back" \
 		"${back_ms} ms after node 0 came back; peak $peak_rate QP1 messages/s at" \
-		"node 0; CM retries $retries (REQ $req_retries); made again $fails"
+		"node 0; CM retries $retries (REQ $req_retries); made again $fails;" \
+		"dropped as backlog at node 0 $drops; rxe send errors at node 0 $send_errs"
 	[ "$back_ms" -ge 0 ]
 }
