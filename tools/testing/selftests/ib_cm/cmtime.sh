@@ -25,8 +25,7 @@ spawn client cmtime -B veth0 -C "$IP0" -c $N
 if ! finished "$(cat "$T/client.pid")" $((IBCM_TIMEOUT - 10)); then
 	log "client still running after $((IBCM_TIMEOUT - 10))s; kernel stacks, ids by state:"
 	stacks "$(cat "$T/client.pid")"
-	rdma resource show cm_id 2>&1 | grep -oE ' state [A-Z_]+' | sort | uniq -c |
-		sed 's/^/# ids: /'
+	cm_ids_by_state
 	show_counters rxe0
 fi
 reap client

@@ -210,32 +210,23 @@ fabric_policy() {
 }
 
 # fabric_state NAME...: what a leg that failed left: node 0's CM counters
-# and ids by state, and the last lines of the named nodes' outputs.
+# over the leg, the ids by state, the last lines of the named nodes'
+# outputs, rxe's counters and the network of nodes 0 and 1.
 fabric_state() {
-	local g m v line name i
-	for g in $CM_GROUPS; do
-		line=
-		for m in $CM_MSGS; do
-			read -r v <"/sys/class/infiniband/rxf0/ports/1/$g/$m"
-			[ "$v" = 0 ] || line="$line $m=$v"
-		done
-		log "rxf0 $g:${line:- (none)}"
-	done
-	ip netns exec "$(fabric_ns 0)" rdma resource show cm_id 2>&1 |
-		grep -oE ' state [A-Z_]+' | sort | uniq -c | sed 's/^/# node 0 ids: /'
-	[ ! -r "$CM_IDS" ] || awk '{ print $3 }' "$CM_IDS" | sort | uniq -c |
-		sed 's/^/# ids by state: /'
+	local name i
+	show_counters rxf0
+	cm_ids_by_state
+	[ ! -r "$CM_IDS" ] || awk 'NR > 1 { print $3 }' "$CM_IDS" | sort | uniq -c |
+		sed 's/^/# our ids by state: /'
 	for name in "$@"; do
 		tail -n 3 "$T/fabric-$name.out" | sed "s/^/# $name: /"
 	done
 	for i in 0 1; do
-		echo "# rxf$i hw_counters: $(cd "/sys/class/infiniband/rxf$i/ports/1/hw_counters" &&
-			grep -v '^0$' -- * 2>/dev/null | tr '\n' ' ')"
+		echo "# rxf$i hw_counters: $(hw_nonzero "rxf$i")"
 	done
 	ip -n "$(fabric_ns 0)" -s link show fv0 | sed 's/^/# fv0: /'
 	ip -n "$(fabric_ns 1)" neigh show | sed 's/^/# node 1 neigh: /'
 	bridge link show | sed 's/^/# bridge: /'
-	ip netns exec "$(fabric_ns 1)" ping -c 1 -W 2 "$(fabric_ip 0)" | sed 's/^/# ping: /'
 }
 
 # fabric_send_errs I: rxe's send_err count of node I's device.
@@ -269,6 +260,7 @@ fabric_leg_start() {
 	fabric_stop
 	fabric_heal
 	fabric_policy
+	snap rxf0
 }
 
 fabric_mesh() {

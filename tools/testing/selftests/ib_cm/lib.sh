@@ -419,10 +419,23 @@ rping_state() {
 	rdma resource show qp 2>&1 | grep -v ' type UD \| qpn 1 ' | sed 's/^/# qp: /'
 	rdma resource show cm_id 2>&1 | grep ':7174' | sed 's/^/# cm_id: /'
 	for d in rxe0 rxe1; do
-		echo "# $d hw_counters: $(cd "/sys/class/infiniband/$d/ports/1/hw_counters" &&
-			grep -v '^0$' -- * 2>/dev/null | tr '\n' ' ')"
+		echo "# $d hw_counters: $(hw_nonzero "$d")"
 	done
 	[ ! -r "$CM_IDS" ] || sed 's/^/# ids: /' "$CM_IDS" | grep -v 'timewait record' | head -n 40
+}
+
+# hw_nonzero DEV: DEV's rxe hw counters that are not zero, "NAME:VALUE"
+# on one line.
+hw_nonzero() {
+	(cd "/sys/class/infiniband/$1/ports/1/hw_counters" &&
+		grep -v '^0$' -- * 2>/dev/null | tr '\n' ' ')
+}
+
+# cm_ids_by_state: every rdma_cm id of the machine (the rdma tool shows
+# all namespaces' ids), counted by state, as log lines.
+cm_ids_by_state() {
+	rdma resource show cm_id 2>&1 | grep -oE ' state [A-Z_]+' | sort | uniq -c |
+		sed 's/^/# ids: /'
 }
 
 # CM_IDS: our module's listing of its live ids (debugfs; none on stock).
