@@ -393,7 +393,7 @@ FABRIC_LEGS=(
 	"fixed:"
 	"backoff:schedule=backoff backoff_jitter=25"
 	"capped:max_response_timeout=17"
-	"capped-backoff:max_response_timeout=17 schedule=backoff backoff_max_ms=1000 backoff_jitter=25"
+	"capped-backoff:$FABRIC_RESTART_POLICY"
 )
 
 case_fabric() {

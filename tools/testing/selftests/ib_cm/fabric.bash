@@ -40,6 +40,9 @@
 FABRIC_PORT=${FABRIC_PORT:-7800}
 FABRIC_DOWN_S=${FABRIC_DOWN_S:-10}
 FABRIC_POLICY=${FABRIC_POLICY:-}
+# The policy fabric.sh asserts and the bench measures for a fabric that
+# restarts: a short response timeout, its resends spread by backoff.
+FABRIC_RESTART_POLICY="max_response_timeout=17 schedule=backoff backoff_max_ms=1000 backoff_jitter=25"
 # Seconds a mesh or a storm may take to come (back) up.
 FABRIC_LIMIT=${FABRIC_LIMIT:-300}
 fabric_n=0

@@ -55,7 +55,7 @@ check "storm (defaults): the REQs lost while node 0 was cut off were resent ($re
 	test "$req_retries" -gt 0
 
 if [ "$IBCM_MODE" = ours ]; then
-	FABRIC_POLICY="max_response_timeout=17 schedule=backoff backoff_max_ms=1000 backoff_jitter=25"
+	FABRIC_POLICY=$FABRIC_RESTART_POLICY
 	check "storm (capped backoff): all $C connections back" \
 		fabric_storm storm-backoff "$C"
 	check "storm (capped backoff): back within 5000 ms of node 0 (${back_ms} ms)" \
