@@ -15,7 +15,20 @@ module's range in /proc/modules spans its data too.
 A sample is the CM's ("attributed") when, among its frames in ib_cm,
 rdma_cm and rdma_ucm, the one nearest the leaf is in ib_cm: the work
 ib_core, rxe and the allocator do for the CM counts, the work of the
-consumer's callbacks does not.  It is the CM's "own" when its leaf is in
+consumer's callbacks does not.  A function that ends in a call (often
+spin_unlock_irqrestore(), whose sample lands there when interrupts come
+back on) may jump to it instead, and its frame is then missing from the
+chain: the sample seems to run in its caller.  Stock's cm_recv_handler()
+does so, and the interrupts-off stretch in which it queues its work
+then counted as ib_core's.  So a sample also counts as the CM's when,
+going out from its leaf, it meets a return address through which the CM
+was seen entered (in another sample: the caller of an outermost ib_cm
+frame, in ib_core, rdma_cm or rdma_ucm) before any frame of ib_cm,
+rdma_cm or rdma_ucm.  The MAD layer's call of an agent's handler is such
+an address, and in the benchmark's guest the CM's are the only agents on
+its ports.  Not recovered: a work item's or a timer's function that
+jumps out of ib_cm (the workqueue's and timers' call sites serve
+everybody).  It is the CM's "own" when its leaf is in
 ib_cm.  An attributed sample's entry point is what called the outermost
 ib_cm frame: the MAD layer's receive path (receive handler) or send
 completion, a consumer (rdma_cm: the API, the send paths), a work item,
@@ -89,7 +102,7 @@ def frame(line, syms):
     if ip is not None and ip >= 1 << 63:
         kname, mod = syms.lookup(ip)
         name = kname or name
-    return name, mod
+    return name, mod, ip
 
 
 def samples(stream, syms):
@@ -112,19 +125,43 @@ def samples(stream, syms):
         yield head[0], head[1], frames
 
 
-def attributed(frames):
-    for _, mod in frames:
+# Modules whose return addresses can be the CM's entry (see above).
+SITE_MODULES = ("ib_core", "rdma_cm", "rdma_ucm")
+
+
+def entry_sites(all_samples):
+    """Return addresses through which some sample entered ib_cm."""
+    sites = set()
+    for _, _, frames in all_samples:
+        cm = [i for i, f in enumerate(frames) if f[1] == CM]
+        if cm and max(cm) + 1 < len(frames):
+            _, mod, ip = frames[max(cm) + 1]
+            if mod in SITE_MODULES and ip is not None:
+                sites.add(ip)
+    return sites
+
+
+def caller_index(frames, sites):
+    """Index of the frame that entered the CM (len(frames) if the chain
+    ends in ib_cm), or None if the sample is not the CM's; and whether
+    the CM's frame was missing (it jumped to its last call)."""
+    for i, (_, mod, ip) in enumerate(frames):
+        if mod == CM:
+            outer = max(j for j, f in enumerate(frames) if f[1] == CM)
+            return outer + 1, False
+        # frames[0] is where the CPU was, not a return address.
+        if i and ip in sites:
+            return i, True
         if mod in CM_STACK:
-            return mod == CM
-    return False
+            return None, False
+    return None, False
 
 
-def entry(frames):
-    """(entry point, caller) of a sample through ib_cm."""
-    outer = max(i for i, (_, mod) in enumerate(frames) if mod == CM)
-    if outer + 1 >= len(frames):
+def entry(frames, at):
+    """(entry point, caller) of a sample entered through frames[at]."""
+    if at >= len(frames):
         return "other", "(chain ends in ib_cm)"
-    name, mod = frames[outer + 1]
+    name, mod, _ = frames[at]
     if name == "process_one_work":
         kind = "work item"
     elif name in TIMER_CALLERS or "timer" in name:
@@ -140,7 +177,7 @@ def entry(frames):
     return kind, "%s [%s]" % (name, mod or "?")
 
 
-def label(name, mod):
+def label(name, mod, _ip=None):
     return "%s [%s]" % (name, mod) if mod and mod != "vmlinux" else name
 
 
@@ -154,7 +191,7 @@ def table(title, counter, total, out):
 def main():
     outdir, conns = sys.argv[1], max(int(sys.argv[2]), 1)
     syms = Symbols(sys.argv[3])
-    n = busy = attr = own = 0
+    n = busy = attr = own = tail = 0
     period = busy_period = attr_period = own_period = 0
     by_entry = collections.Counter()
     leaf = collections.Counter()
@@ -162,7 +199,9 @@ def main():
     callers = collections.Counter()
     chains = collections.Counter()
     folded = collections.Counter()
-    for comm, per, frames in samples(sys.stdin, syms):
+    all_samples = list(samples(sys.stdin, syms))
+    sites = entry_sites(all_samples)
+    for comm, per, frames in all_samples:
         n += 1
         period += per
         if not (frames and frames[0][0] in IDLE):
@@ -170,14 +209,18 @@ def main():
             busy_period += per
         stack = [label(*f) for f in frames]
         folded[";".join([comm] + stack[::-1])] += 1
-        if not attributed(frames):
+        at, jumped = caller_index(frames, sites)
+        if at is None:
             continue
         attr += 1
         attr_period += per
+        tail += jumped
         if frames[0][1] == CM:
             own += 1
             own_period += per
-        kind, caller = entry(frames)
+        kind, caller = entry(frames, at)
+        if jumped:
+            caller += " (ib_cm frame missing)"
         by_entry[kind] += per
         callers["%s: %s" % (kind, caller)] += 1
         leaf[stack[0]] += 1
@@ -194,6 +237,7 @@ def main():
         f.write("busy_samples %d\n" % busy)
         f.write("cm_samples %d\n" % attr)
         f.write("cm_own_samples %d\n" % own)
+        f.write("cm_missing_frame_samples %d\n" % tail)
         f.write("connections %d\n" % conns)
         f.write("cm_us_per_conn %.3f\n" % us(attr_period))
         f.write("cm_own_us_per_conn %.3f\n" % us(own_period))
@@ -204,8 +248,9 @@ def main():
                                                       us(by_entry[kind])))
     with open(os.path.join(outdir, "ibcm-chains.txt"), "w") as f:
         f.write("%d of %d samples (%d busy) are the CM's (the frame nearest the leaf "
-                "among ib_cm, rdma_cm, rdma_ucm is in ib_cm), %d of them with the "
-                "leaf in ib_cm; %d connections made\n" % (attr, n, busy, own, conns))
+                "among ib_cm, rdma_cm, rdma_ucm is in ib_cm, or ib_cm's frame is "
+                "missing: %d), %d of them with the leaf in ib_cm; %d connections "
+                "made\n" % (attr, n, busy, tail, own, conns))
         table("Leaf functions of the CM's samples (self time)", leaf, attr, f)
         table("ib_cm functions on those chains (inclusive: once per sample)",
               incl, attr, f)
