@@ -18,7 +18,7 @@
 BENCH_MODE=${BENCH_MODE:-icount}
 case $BENCH_MODE in
 icount)
-	_rounds=3 _cases="cmtime perf counts mem" _sizes="1000 10000 50000" _threads=1
+	_rounds=3 _cases="cmtime perf counts floor mem" _sizes="1000 10000 50000" _threads=1
 	;;
 wall)
 	_rounds=5 _cases="cmtime storm fabric" _sizes="1000 10000" _threads="1 4"
@@ -30,7 +30,7 @@ wall)
 esac
 # Rounds; each runs every case on both modules, the order alternating.
 BENCH_ROUNDS=${BENCH_ROUNDS:-$_rounds}
-# Which cases run: any of cmtime perf counts mem storm fabric.
+# Which cases run: any of cmtime perf counts floor mem storm fabric.
 BENCH_CASES=${BENCH_CASES:-$_cases}
 # cmtime: connections and event threads (-n), every combination.
 BENCH_SIZES=${BENCH_SIZES:-$_sizes}
@@ -50,6 +50,7 @@ BENCH_WARMUP=${BENCH_WARMUP:-1000}
 # many connections; the more, the smaller the sampling error.
 BENCH_PERF_CONNS=${BENCH_PERF_CONNS:-3000}
 # The counts (allocations, work items, switches, MADs, address handles)
+# and the floor (ib_core's calls any CM makes, timed)
 # over one cmtime run of this many connections.
 BENCH_COUNT_CONNS=${BENCH_COUNT_CONNS:-1000}
 # Connections held open for the memory figures.  SLUB's per-CPU caches of

@@ -14,6 +14,8 @@
 #   perf/       a profile of one cmtime run (see profile.py)
 #   counts/     perf stat and tracepoint records over one cmtime run
 #               (see counts.py)
+#   floor/      the ib_core calls any CM makes, timed by function_graph
+#               over one cmtime run (see floor.py)
 #   mem/        /proc/meminfo and /proc/slabinfo: before, with connections
 #               held, with their ids in timewait, after timewait
 #   storm/      the storm (see storm.py) and the CM counters it moved
@@ -263,6 +265,63 @@ case_counts() {
 	say "$tag: counts over cmtime $n conns: $(cat "$dir/counts.log")"
 }
 
+# ---- floor ------------------------------------------------------------------
+
+# What any CM pays ib_core and the driver for (floor.py's groups): the
+# MAD layer's send buffers, posts, cancels and frees, received buffers
+# freed, address handles made and destroyed and the address resolution
+# behind them.  The function_graph tracer times every call of these, and
+# of nothing else, over one cmtime run.
+FLOOR_FUNCS="ib_create_send_mad ib_post_send_mad ib_free_send_mad ib_modify_mad
+	ib_free_recv_mad rdma_create_ah rdma_destroy_ah_user
+	ib_init_ah_attr_from_wc ib_init_ah_attr_from_path"
+
+# floor_tracer TRACER: current_tracer, with an empty filter for nop.
+floor_tracer() {
+	echo "$1" >"$TRACE/current_tracer"
+	[ "$1" != nop ] || : >"$TRACE/set_ftrace_filter"
+}
+
+case_floor() {
+	local dir=$1/floor n=$BENCH_COUNT_CONNS f rc overrun
+	mkdir -p "$dir"
+	floor_tracer nop
+	for f in $FLOOR_FUNCS; do
+		if ! echo "$f" >>"$TRACE/set_ftrace_filter"; then
+			say "$tag: floor: cannot trace $f"
+			floor_tracer nop
+			return 1
+		fi
+	done
+	# About 20 calls per connection made (2N + 1), two entries of some 40
+	# bytes each; overrun tells if this was too little.
+	echo $((n * 8 + 4096)) >"$TRACE/buffer_size_kb"
+	# A closing brace names its function; a call's time leaves out the
+	# time its task slept (floor.py).
+	echo 1 >"$TRACE/options/funcgraph-tail"
+	echo 0 >"$TRACE/options/sleep-time"
+	floor_tracer function_graph
+	: >"$TRACE/trace"
+	cmtime_pair "$dir" cmtime "$n" 1
+	rc=$?
+	echo 0 >"$TRACE/tracing_on"
+	overrun=$(awk '/^overrun:/ { n += $2 } END { print n + 0 }' \
+		"$TRACE"/per_cpu/cpu*/stats)
+	cat "$TRACE/trace" >"$dir/trace.txt"
+	floor_tracer nop
+	echo 1 >"$TRACE/tracing_on"
+	echo 1 >"$TRACE/options/sleep-time"
+	echo 1408 >"$TRACE/buffer_size_kb"
+	[ $rc = 0 ] || return $rc
+	if [ "$overrun" != 0 ]; then
+		say "$tag: floor: the trace buffer lost $overrun entries"
+		return 1
+	fi
+	python3 "$here/floor.py" "$dir" $((2 * n + 1)) >"$dir/floor.log" || return 1
+	gzip -1 "$dir/trace.txt"
+	say "$tag: floor over cmtime $n conns: $(cat "$dir/floor.log")"
+}
+
 # ---- memory -----------------------------------------------------------------
 
 # settle_memory: leave the dentries and inodes of earlier cases out of the
@@ -466,7 +525,7 @@ reap_leftovers() {
 run_case() {
 	local c=$1 dir=$2 rc bad
 	if ! declare -F "case_$c" >/dev/null; then
-		say "unknown case $c (BENCH_CASES: cmtime perf counts mem storm fabric)"
+		say "unknown case $c (BENCH_CASES: cmtime perf counts floor mem storm fabric)"
 		return 1
 	fi
 	say "$tag: $c"
@@ -494,7 +553,7 @@ visit() {
 		return 1
 	fi
 	case " $BENCH_CASES " in
-	*" cmtime "* | *" perf "* | *" counts "*) warm_up "$dir" || return 1 ;;
+	*" cmtime "* | *" perf "* | *" counts "* | *" floor "*) warm_up "$dir" || return 1 ;;
 	esac
 	for c in $BENCH_CASES; do
 		run_case "$c" "$dir"

@@ -210,6 +210,30 @@ def collect_counts(res, st, rnd, mod, d):
         pass
 
 
+def collect_floor(res, st, rnd, mod, d):
+    """The floor case, and what the CM's attributed share has above it."""
+    case = "cmtime %s conns" % st.get("BENCH_COUNT_CONNS", "?")
+    total = None
+    try:
+        with open(os.path.join(d, "floor", "floor.txt")) as f:
+            for line in f:
+                metric, _, v = line.rstrip("\n").rpartition("\t")
+                if metric == "floor us":
+                    total = num(v)
+                    res.add("floor", case, "ib_core's floor, all us/conn", mod, rnd, total)
+                elif metric.endswith(" us") and " " in metric[:-3]:
+                    res.add("floor", case, metric + "/conn", mod, rnd, num(v))
+                else:
+                    res.add("floorx", case, metric + " /conn", mod, rnd, num(v))
+    except OSError:
+        return
+    p = keyvals(os.path.join(d, "perf", "profile.txt"))
+    attr = num(p.get("cm_us_per_conn"))
+    if attr is not None and total is not None:
+        res.add("perf", "cmtime %s conns" % st.get("BENCH_PERF_CONNS", "?"),
+                "CM, attributed minus ib_core's floor us/conn", mod, rnd, attr - total)
+
+
 MEM_PHASES = (("held", "established"), ("timewait", "in timewait"),
               ("after", "after timewait"))
 # Slab: counts slab pages, which SLUB frees lazily; the objects in use
@@ -445,6 +469,7 @@ def main():
         collect_cmtime(res, st, rnd, mod, d)
         collect_perf(res, st, rnd, mod, d)
         collect_counts(res, st, rnd, mod, d)
+        collect_floor(res, st, rnd, mod, d)
         collect_mem(res, st, rnd, mod, d, caches)
         collect_storm(res, st, rnd, mod, d)
         collect_fabric(res, st, rnd, mod, d)
@@ -469,6 +494,8 @@ def main():
                                "point (the caller of the outermost ib_cm frame):", wall))
     lines = block(lines, table(res, ("sites",), rounds, "ib_cm's own allocations by call site "
                                "and its work items by function:", wall))
+    lines = block(lines, table(res, ("floorx",), rounds, "ib_core's floor by function "
+                               "(function_graph; calls and us per connection):", wall))
     if caches:
         for phase, label in MEM_PHASES[:2]:
             lines += [""] + cache_table(caches, n, phase, label, 12)
@@ -487,7 +514,8 @@ def main():
             if "benchmark done" in line] if os.path.exists(
                 os.path.join(out, "bench.log")) else []
     lines.append("")
-    lines += table(res, ("cmtime", "perf", "counts", "mem", "storm", "fabric"), rounds,
+    lines += table(res, ("cmtime", "perf", "floor", "counts", "mem", "storm", "fabric"),
+                   rounds,
                    "SUMMARY: ours vs stock ib_cm, %d round(s), medians; %s mode, %s; "
                    "lower is better, stock/ours > 1: ours is better%s" % (
                        rounds, st.get("BENCH_MODE", "wall"), unit,
