@@ -18,8 +18,9 @@ interrupts that came meanwhile, but not the time its task slept (the
 tracer's sleep-time option is off: ib_init_ah_attr_from_wc() waits for
 the neighbour's address in another task).
 
-Writes DIR/floor.txt, "metric<TAB>value" lines per connection: calls and
-microseconds per function, per group and in all; prints one line.
+Writes DIR/floor.txt, "KIND metric<TAB>value" lines per connection: KIND
+"all" (microseconds in all), "group" (microseconds per group), "call"
+(calls and microseconds per function); prints one line.
 """
 import collections
 import os
@@ -52,6 +53,13 @@ def parse(path):
     # nesting is per task, and the tracer marks each switch ("a => b").
     depth = collections.Counter()
     task = ""
+
+    def add(name, line):
+        d = DURATION.search(line)
+        if depth[task] == 0 and d:
+            calls[name] += 1
+            us[name] += float(d.group(1))
+
     with open(path) as f:
         for line in f:
             if line.startswith("#"):
@@ -59,24 +67,13 @@ def parse(path):
             m = SWITCH.search(line)
             if m:
                 task = m.group(1)
-                continue
-            m = CALL.search(line)
-            if m:
-                d = DURATION.search(line)
-                if depth[task] == 0 and d:
-                    calls[m.group(1)] += 1
-                    us[m.group(1)] += float(d.group(1))
-                continue
-            if OPEN.search(line):
+            elif CALL.search(line):
+                add(CALL.search(line).group(1), line)
+            elif OPEN.search(line):
                 depth[task] += 1
-                continue
-            m = CLOSE.search(line)
-            if m:
+            elif CLOSE.search(line):
                 depth[task] = max(depth[task] - 1, 0)
-                d = DURATION.search(line)
-                if depth[task] == 0 and d:
-                    calls[m.group(1)] += 1
-                    us[m.group(1)] += float(d.group(1))
+                add(CLOSE.search(line).group(1), line)
     return calls, us
 
 
@@ -88,11 +85,11 @@ def main():
         for group, funcs in GROUPS:
             g = sum(us[fn] for fn in funcs)
             total += g
-            f.write("%s us\t%.3f\n" % (group, g / conns))
+            f.write("group %s us\t%.3f\n" % (group, g / conns))
             for fn in funcs:
-                f.write("%s calls\t%.3f\n" % (fn, calls[fn] / conns))
-                f.write("%s us\t%.3f\n" % (fn, us[fn] / conns))
-        f.write("floor us\t%.3f\n" % (total / conns))
+                f.write("call %s calls\t%.3f\n" % (fn, calls[fn] / conns))
+                f.write("call %s us\t%.3f\n" % (fn, us[fn] / conns))
+        f.write("all floor us\t%.3f\n" % (total / conns))
     print("floor_us_per_conn=%.2f %s" % (total / conns, " ".join(
         "%s=%.2f/%.2fus" % (fn, calls[fn] / conns, us[fn] / conns)
         for fn in FUNCS if calls[fn])))

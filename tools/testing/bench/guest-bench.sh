@@ -283,8 +283,10 @@ floor_tracer() {
 }
 
 case_floor() {
-	local dir=$1/floor n=$BENCH_COUNT_CONNS f rc overrun
+	local dir=$1/floor n=$BENCH_COUNT_CONNS f rc overrun kb
 	mkdir -p "$dir"
+	# "7 (expanded: 1408)" before the buffer was first used.
+	kb=$(sed -E 's/.*expanded: ([0-9]+).*/\1/; s/ .*//' "$TRACE/buffer_size_kb")
 	floor_tracer nop
 	for f in $FLOOR_FUNCS; do
 		if ! echo "$f" >>"$TRACE/set_ftrace_filter"; then
@@ -311,7 +313,7 @@ case_floor() {
 	floor_tracer nop
 	echo 1 >"$TRACE/tracing_on"
 	echo 1 >"$TRACE/options/sleep-time"
-	echo 1408 >"$TRACE/buffer_size_kb"
+	echo "$kb" >"$TRACE/buffer_size_kb"
 	[ $rc = 0 ] || return $rc
 	if [ "$overrun" != 0 ]; then
 		say "$tag: floor: the trace buffer lost $overrun entries"

@@ -28,9 +28,9 @@ rdma_cm or rdma_ucm.  The MAD layer's call of an agent's handler is such
 an address, and in the benchmark's guest the CM's are the only agents on
 its ports.  Not recovered: a work item's or a timer's function that
 jumps out of ib_cm (the workqueue's and timers' call sites serve
-everybody).  It is the CM's "own" when its leaf is in
-ib_cm.  An attributed sample's entry point is what called the outermost
-ib_cm frame: the MAD layer's receive path (receive handler) or send
+everybody).  It is the CM's "own" when its leaf is in ib_cm.  An
+attributed sample's entry point is what called the outermost ib_cm
+frame: the MAD layer's receive path (receive handler) or send
 completion, a consumer (rdma_cm: the API, the send paths), a work item,
 a timer.  Under -icount shift=1 cpu-clock counts 2 ns per instruction,
 so 1 us per connection is 500 instructions.
@@ -129,13 +129,18 @@ def samples(stream, syms):
 SITE_MODULES = ("ib_core", "rdma_cm", "rdma_ucm")
 
 
+def outermost_cm(frames):
+    """Index of the outermost ib_cm frame, or -1."""
+    return max((i for i, f in enumerate(frames) if f[1] == CM), default=-1)
+
+
 def entry_sites(all_samples):
     """Return addresses through which some sample entered ib_cm."""
     sites = set()
     for _, _, frames in all_samples:
-        cm = [i for i, f in enumerate(frames) if f[1] == CM]
-        if cm and max(cm) + 1 < len(frames):
-            _, mod, ip = frames[max(cm) + 1]
+        at = outermost_cm(frames) + 1
+        if 0 < at < len(frames):
+            _, mod, ip = frames[at]
             if mod in SITE_MODULES and ip is not None:
                 sites.add(ip)
     return sites
@@ -147,8 +152,7 @@ def caller_index(frames, sites):
     the CM's frame was missing (it jumped to its last call)."""
     for i, (_, mod, ip) in enumerate(frames):
         if mod == CM:
-            outer = max(j for j, f in enumerate(frames) if f[1] == CM)
-            return outer + 1, False
+            return outermost_cm(frames) + 1, False
         # frames[0] is where the CPU was, not a return address.
         if i and ip in sites:
             return i, True
@@ -178,6 +182,7 @@ def entry(frames, at):
 
 
 def label(name, mod, _ip=None):
+    """A frame's name, with its module's unless it is vmlinux."""
     return "%s [%s]" % (name, mod) if mod and mod != "vmlinux" else name
 
 

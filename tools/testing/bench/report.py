@@ -218,10 +218,11 @@ def collect_floor(res, st, rnd, mod, d):
         with open(os.path.join(d, "floor", "floor.txt")) as f:
             for line in f:
                 metric, _, v = line.rstrip("\n").rpartition("\t")
-                if metric == "floor us":
+                kind, _, metric = metric.partition(" ")
+                if kind == "all":
                     total = num(v)
                     res.add("floor", case, "ib_core's floor, all us/conn", mod, rnd, total)
-                elif metric.endswith(" us") and " " in metric[:-3]:
+                elif kind == "group":
                     res.add("floor", case, metric + "/conn", mod, rnd, num(v))
                 else:
                     res.add("floorx", case, metric + " /conn", mod, rnd, num(v))
