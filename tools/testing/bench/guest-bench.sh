@@ -89,10 +89,6 @@ swap_to() {
 
 # ---- cmtime -----------------------------------------------------------------
 
-oob_listening() {
-	"${PEER[@]}" ss -Hltn "sport = :$OOB_PORT" | grep -q .
-}
-
 # cmtime_opts N: cmtime's options for N connections: above BENCH_QPS_MAX
 # its QPs pass only sleeps instead of making QPs (-m 0).
 cmtime_opts() {
@@ -110,7 +106,7 @@ cmtime_pair() {
 	"${PEER[@]}" timeout "$limit" cmtime -B veth1 -C "$IP1" -L "${opts[@]}" \
 		-c "$n" -n "$t" -p "$OOB_PORT" >"$dir/$name.server" 2>&1 &
 	spid=$!
-	if ! wait_for 30 oob_listening; then
+	if ! wait_tcp_listen "$OOB_PORT" "$NS"; then
 		kill "$spid"
 		wait "$spid"
 		return 1

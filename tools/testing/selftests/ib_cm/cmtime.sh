@@ -17,7 +17,11 @@ pass_ok() {
 N=1000
 net_one
 spawn server cmtime -B veth0 -C "$IP0" -L -c $N
-sleep 2
+# cmtime's out-of-band root is whichever process binds port 7471 first,
+# and it listens only after setting up its RDMA listener.  A client that
+# binds in between (a slow kernel takes seconds there) becomes a second
+# root, and both wait for a peer forever: start it once the server listens.
+wait_tcp_listen 7471
 spawn client cmtime -B veth0 -C "$IP0" -c $N
 # A client still running 10 s before its limit leaves in the log where it
 # waits: its kernel stacks and its ids by state (cmtime prints nothing

@@ -523,6 +523,18 @@ wait_listen() {
 	return 1
 }
 
+# wait_tcp_listen PORT [NS]: wait up to 30 s until a TCP socket listens
+# on PORT (in namespace NS).
+wait_tcp_listen() {
+	local ns=${2:-}
+	for _ in $(seq 150); do
+		${ns:+ip netns exec "$ns"} ss -Hltn "sport = :$1" | grep -q . && return 0
+		sleep 0.2
+	done
+	log "no TCP socket listens on port $1"
+	return 1
+}
+
 # unload MOD...: assert that the modules unload, in this order, and that
 # ib_cm is gone then.
 unload() {
