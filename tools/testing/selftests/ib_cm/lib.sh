@@ -206,6 +206,11 @@ dmesg_clean() {
 	fi
 	if [ -n "$bad" ]; then
 		printf '%s\n' "$bad" | sed 's/^/# dmesg: /'
+		# The first report in full (a lockdep report says what it is
+		# only in the lines after its WARNING line, and lockdep turns
+		# itself off after it): up to 150 lines from its first line.
+		dmesg_new | grep -F -x -m 1 -A 149 -- "${bad%%$'\n'*}" |
+			sed 's/^/# dmesg| /'
 		result 0 "kernel log clean"
 	else
 		result 1 "kernel log clean"
