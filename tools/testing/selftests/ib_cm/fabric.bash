@@ -54,7 +54,10 @@ fabric_up() {
 	local i ns
 	modprobe_all rdma_rxe rdma_ucm
 	fabric_n=$1
-	ip link add ibcmbr type bridge
+	if ! ip link add ibcmbr type bridge; then
+		log "fabric: cannot make the bridge (a kernel without CONFIG_BRIDGE?)"
+		return 1
+	fi
 	ip link set ibcmbr up
 	for ((i = 0; i < fabric_n; i++)); do
 		ns=$(fabric_ns "$i")
