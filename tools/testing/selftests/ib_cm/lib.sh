@@ -540,12 +540,24 @@ wait_tcp_listen() {
 	return 1
 }
 
+# unload_one MOD: unload MOD, waiting up to 30 s for its last user.  On a
+# lockdep kernel every socket pins the module that made it, and an rxe
+# QP's send socket goes with the last packet it sent, which can be
+# queued on the peer's veth for a while after the device is deleted.
+# A failure logs MOD's reference count and holders.
+unload_one() {
+	timeout 60 modprobe -r --wait=30000 "$1" && return 0
+	log "$1 refcnt $(cat "/sys/module/$1/refcnt" 2>&1), holders:" \
+		"$(ls "/sys/module/$1/holders" 2>&1 | tr '\n' ' ')"
+	return 1
+}
+
 # unload MOD...: assert that the modules unload, in this order, and that
 # ib_cm is gone then.
 unload() {
 	local m
 	for m in "$@"; do
-		check "modprobe -r $m" timeout 60 modprobe -r "$m"
+		check "modprobe -r $m" unload_one "$m"
 	done
 	check "ib_cm unloaded" test ! -e /sys/module/ib_cm
 }

@@ -229,7 +229,7 @@ if [ -z "$hung" ]; then
 	rdma link delete rxe0
 	"${PEER[@]}" rdma link delete rxe1
 	for m in rdma_ucm rdma_rxe rdma_cm iw_cm ib_cm; do
-		check "modprobe -r $m" timeout 60 modprobe -r $m
+		check "modprobe -r $m" unload_one $m
 	done
 fi
 finish
