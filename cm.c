@@ -24,7 +24,9 @@
  * workqueue, that takes the id's inputs one at a time in arrival order:
  * received MADs, the failure of its retried send (cm_send_handler()),
  * ib_cm_notify(COMM_EST) and the end of timewait, the last three embedded
- * in the id so that nothing on those paths allocates.  Each input is
+ * in the id so that nothing on those paths allocates (the end of
+ * timewait, a delayed work item of its own, runs the inputs itself when
+ * the id's work is idle, rather than queue it).  Each input is
  * handled under the id's lock, which changes the state with
  * cm_change_state(); the handler is then called with no lock held.  So
  * events for one id reach its handler one at a time and in order, while a
@@ -45,9 +47,9 @@
  * --------
  * A cm_id_priv is reference counted.  The user holds one reference from
  * ib_create_cm_id() (or from the REQ_RECEIVED/SIDR_REQ_RECEIVED event that
- * handed it over) until ib_destroy_cm_id().  The id's work item while it
- * is queued or running, each send awaiting its completion, a pending
- * timewait timer and every lookup in progress hold one more; a received
+ * handed it over) until ib_destroy_cm_id().  The id's inputs while they
+ * are being run (@work_busy), each send awaiting its completion, a pending
+ * end of timewait and every lookup in progress hold one more; a received
  * MAD waiting in the id's queue is covered by the work item's.  A REQ
  * being set up (struct cm_req_work) holds its listener until the new id
  * is handed over, and the new id's inputs are held (cm_hold_work()) until
@@ -68,13 +70,21 @@
  *   remote comm IDs, remote QPs: rhashtables read under RCU; received
  *   SIDR requests: an rbtree read under the lock) and the device list.
  * cm_id_priv->lock (irq-safe) protects the id's state, protocol fields and
- *   input queue.  It may be taken before cm.lock, never after it.
+ *   input queue.  It may be taken before cm.lock, never after it.  Our
+ *   own code takes it in process context only (timewait ends in a work
+ *   item, not a timer); ib_cm_notify() takes it where its caller runs, a
+ *   QP event handler.  Under it the CM posts and cancels MADs and drops
+ *   address handles, which takes the driver's locks: rxe's pool lock is
+ *   not softirq-safe, so a timer of ours taking an id's lock in softirq
+ *   context could deadlock against it (lockdep reported that inversion).
  * cm_device->agent_lock (rwlock) keeps a port's MAD agents from going
  *   away while a send is being prepared (and, for a resend of the backoff
- *   schedule, posted).  It is taken under cm_id_priv->lock, which timers
- *   take in softirq context, so every reader, too, disables interrupts:
- *   a reader interrupted while a writer waits would otherwise deadlock
- *   against one holding the id.
+ *   schedule, posted).  It is taken under cm_id_priv->lock, and its
+ *   readers, too, disable interrupts: a reader interrupted by a QP event
+ *   handler that takes an id's lock, while a writer waits, would deadlock
+ *   against a holder of that id waiting for the agent lock.
+ * A timewait record's timer (softirq) takes cm.lock and the local IDs'
+ *   xarray lock, each alone.
  * cm_port->policy_lock (irq-safe) protects the port's CM policy.  It is a
  *   leaf lock: taken under cm_id_priv->lock (cm_take_policy()) or alone,
  *   and nothing is taken under it.
@@ -411,7 +421,7 @@ enum cm_input_kind {
 	CM_INPUT_RECV,		/* a received MAD (struct cm_work) */
 	CM_INPUT_SEND_ERROR,	/* a retried send failed or timed out */
 	CM_INPUT_ESTABLISH,	/* ib_cm_notify(IB_EVENT_COMM_EST) */
-	CM_INPUT_TIMEWAIT,	/* the timewait timer fired */
+	CM_INPUT_TIMEWAIT,	/* timewait is over */
 	CM_INPUT_HANDOVER,	/* a listener's new id is set up (cm_req_work) */
 };
 
@@ -515,13 +525,13 @@ struct cm_req_work {
  * @is_listener: the id listens (or listened) for REQs and SIDR_REQs
  * @work_list: inputs waiting to be processed, in arrival order
  * @work: processes @work_list on cm.wq, one input at a time
- * @work_busy: @work is queued or running, or the id is being handed over;
- *	a reference is held meanwhile
+ * @work_busy: @work is queued or running, cm_timewait_work() is running the
+ *	inputs, or the id is being handed over; a reference is held meanwhile
  * @nr_recv: received MADs on @work_list (and new ids to hand over)
  * @err_in: input for the failure of @msg
  * @est_in: input for ib_cm_notify(IB_EVENT_COMM_EST)
  * @tw_in: input for the end of timewait
- * @tw_timer: ends timewait (holds a reference while pending)
+ * @tw_work: ends timewait, on cm.wq (holds a reference while pending)
  * @listen_node: entry in cm.listeners (state LISTEN), by @listen_key
  * @listen_key: device and service ID
  * @listening: @listen_node is in the table (under cm.lock)
@@ -595,7 +605,7 @@ struct cm_id_priv {
 	struct cm_input err_in;
 	struct cm_input est_in;
 	struct cm_input tw_in;
-	struct timer_list tw_timer;
+	struct delayed_work tw_work;
 
 	struct rhash_head listen_node;
 	struct cm_listen_key listen_key;
@@ -1578,7 +1588,7 @@ static void cm_put_id(struct cm_id_priv *p)
 }
 
 static void cm_id_work(struct work_struct *work);
-static void cm_timewait_timer(struct timer_list *t);
+static void cm_timewait_work(struct work_struct *work);
 
 static void cm_init_input(struct cm_input *in, enum cm_input_kind kind)
 {
@@ -1618,7 +1628,7 @@ static struct cm_id_priv *cm_alloc_id(struct ib_device *device,
 	cm_init_input(&p->err_in, CM_INPUT_SEND_ERROR);
 	cm_init_input(&p->est_in, CM_INPUT_ESTABLISH);
 	cm_init_input(&p->tw_in, CM_INPUT_TIMEWAIT);
-	timer_setup(&p->tw_timer, cm_timewait_timer, 0);
+	INIT_DELAYED_WORK(&p->tw_work, cm_timewait_work);
 	/* Until an exchange takes its port's (cm_take_policy()). */
 	p->policy = cm_policy_default;
 
@@ -2699,24 +2709,37 @@ static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 		delay = msecs_to_jiffies(cm_iba_to_ms(t));
 	spin_unlock_irqrestore(&cm.lock, flags);
 
-	/* A pending timer already holds a reference of its own. */
+	/* A pending end already holds a reference of its own. */
 	cm_get_id(p);
-	if (mod_timer(&p->tw_timer, jiffies + delay))
+	if (mod_delayed_work(cm.wq, &p->tw_work, delay))
 		cm_put_id(p);
 	/* Destroyed while its DREQ was out: only a record stays. */
 	if (p->destroyed)
 		cm_timewait_compact_locked(p);
 }
 
-static void cm_timewait_timer(struct timer_list *t)
+/*
+ * Timewait is over: its end is @p's next input.  A work item, not a
+ * timer, so that p->lock is never taken in softirq context (see Locking
+ * at the top).  When @p's work is idle, the inputs are taken here, with
+ * the reference of the pending end, instead of queueing that work too.
+ */
+static void cm_timewait_work(struct work_struct *work)
 {
-	struct cm_id_priv *p = timer_container_of(p, t, tw_timer);
-	unsigned long flags;
+	struct cm_id_priv *p = container_of(to_delayed_work(work),
+					    struct cm_id_priv, tw_work);
+	bool run;
 
-	spin_lock_irqsave(&p->lock, flags);
-	cm_queue_own_input_locked(p, &p->tw_in);
-	spin_unlock_irqrestore(&p->lock, flags);
-	cm_put_id(p);
+	spin_lock_irq(&p->lock);
+	if (list_empty(&p->tw_in.list))
+		list_add_tail(&p->tw_in.list, &p->work_list);
+	run = !p->work_busy;
+	p->work_busy = true;
+	spin_unlock_irq(&p->lock);
+	if (run)
+		cm_id_work(&p->work);
+	else
+		cm_put_id(p);
 }
 
 static void cm_timewait_record_free(struct rcu_head *rcu)
@@ -2782,22 +2805,24 @@ static bool cm_is_timewait_record(__be32 local_id, __be32 remote_id)
  * @p has been destroyed in TIMEWAIT.  Hand what timewait still needs (the
  * comm IDs, the rest of the wait) to a struct cm_timewait, so that the id
  * is freed as soon as its last reference goes.  Without memory for the
- * record the id itself stays until its timer fires, as before; past
+ * record the id itself stays until its timewait ends, as before; past
  * max_timewait records it leaves timewait at once.  p->lock held.
  */
 static void cm_timewait_compact_locked(struct cm_id_priv *p)
 {
 	struct cm_timewait *tw;
+	unsigned long due;
 	unsigned long flags;
 
 	lockdep_assert_held(&p->lock);
-	if (!timer_pending(&p->tw_timer))
+	if (!delayed_work_pending(&p->tw_work))
 		return;		/* it is ending already */
 	if (atomic_inc_return(&cm.timewait_records) >
 	    READ_ONCE(cm_max_timewait)) {
 		atomic_dec(&cm.timewait_records);
-		/* Only if still pending: its reference is the timer's own. */
-		mod_timer_pending(&p->tw_timer, jiffies);
+		/* Only if still pending: its reference is the pending end's. */
+		if (cancel_delayed_work(&p->tw_work))
+			queue_delayed_work(cm.wq, &p->tw_work, 0);
 		pr_warn_ratelimited("more than %u destroyed ids in timewait (max_timewait); ending timewait early\n",
 				    READ_ONCE(cm_max_timewait));
 		return;
@@ -2805,8 +2830,11 @@ static void cm_timewait_compact_locked(struct cm_id_priv *p)
 	tw = kmem_cache_zalloc(cm.tw_cache, GFP_ATOMIC | __GFP_NOWARN);
 	if (!tw)
 		goto keep_id;
-	/* Taking the timer over: its reference on @p goes with it. */
-	if (!timer_delete(&p->tw_timer)) {
+	/* When it is due (queued at once: now), read before it can fire. */
+	due = timer_pending(&p->tw_work.timer) ?
+	      READ_ONCE(p->tw_work.timer.expires) : jiffies;
+	/* Taking the pending end over: its reference on @p goes with it. */
+	if (!cancel_delayed_work(&p->tw_work)) {
 		kmem_cache_free(cm.tw_cache, tw);
 		goto keep_id;
 	}
@@ -2831,9 +2859,9 @@ static void cm_timewait_compact_locked(struct cm_id_priv *p)
 	xa_unlock_irqrestore(&cm.local_ids, flags);
 	p->tw_handed_over = true;
 
-	tw->timer.expires = p->tw_timer.expires;
+	tw->timer.expires = due;
 	add_timer(&tw->timer);
-	cm_put_id(p);	/* the timer's; the caller holds another */
+	cm_put_id(p);	/* the pending end's; the caller holds another */
 	return;
 
 keep_id:
@@ -7014,9 +7042,10 @@ static void __exit ib_cm_cleanup(void)
 	ib_unregister_client(&cm_client);
 
 	/*
-	 * Only ids and records in timewait can be left: end their timers
-	 * now.  An entry stays valid for an RCU grace period after it went,
-	 * so each is looked up and referenced inside one read-side section.
+	 * Only ids and records in timewait can be left: end their timewaits
+	 * now (no device is left, so none enters timewait meanwhile).  An
+	 * entry stays valid for an RCU grace period after it went, so each
+	 * is looked up and referenced inside one read-side section.
 	 */
 	cm_end_timewait_records();
 	/* A record timer already past its erase finishes in a grace period. */
@@ -7027,7 +7056,7 @@ static void __exit ib_cm_cleanup(void)
 		    !refcount_inc_not_zero(&p->refcount))
 			continue;
 		rcu_read_unlock();
-		if (timer_delete_sync(&p->tw_timer))
+		if (cancel_delayed_work_sync(&p->tw_work))
 			cm_put_id(p);
 		cm_put_id(p);
 		rcu_read_lock();

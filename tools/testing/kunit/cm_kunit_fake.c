@@ -687,9 +687,11 @@ static void fk_end_timewaits(struct fk *fk)
 		    p->id.device != fk->dev ||
 		    READ_ONCE(p->id.state) != IB_CM_TIMEWAIT)
 			continue;
-		/* As if the timer fired now. */
-		if (timer_delete(&p->tw_timer))
-			cm_timewait_timer(&p->tw_timer);
+		/* As if it were due now: the CM's own end, on cm.wq. */
+		spin_lock_irq(&p->lock);
+		if (cancel_delayed_work(&p->tw_work))
+			queue_delayed_work(cm.wq, &p->tw_work, 0);
+		spin_unlock_irq(&p->lock);
 	}
 	rcu_read_unlock();
 	fk_flush();
