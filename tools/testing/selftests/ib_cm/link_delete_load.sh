@@ -25,6 +25,8 @@
 SCALE=${IBCM_TIMEOUT_SCALE:-1}
 N_CONNS=${IBCM_LOAD_CONNS:-$((12000 / (SCALE * SCALE)))}
 FLOOD_RATE=$((2000 / (SCALE * SCALE)))
+# The flood must outlast the removal: 110 s, times the scale.
+FLOOD_SECS=$((110 * SCALE))
 PORT=7471
 # Connections set up before the removal starts: a storm in progress.
 STARTED=$((N_CONNS / 12))
@@ -42,7 +44,7 @@ spawn client "${PEER[@]}" "$FUZZ_BIN/cm_peer" -c -n "$N_CONNS" -a "$IP0" \
 	-p $PORT
 # REQs for the listener and for an unused port, as fast as they go.
 spawn flood "${PEER[@]}" "$FUZZ_BIN/cm_fuzz" -d rxe1 -D "$IP0" -s 3 \
-	-n 1000000 -r $FLOOD_RATE -t 110 -m flood_req=3,flood_sidr=1 \
+	-n 1000000 -r $FLOOD_RATE -t $FLOOD_SECS -m flood_req=3,flood_sidr=1 \
 	-S $((0x1060000 + PORT)) -U $((0x1110000 + PORT + 1))
 for _ in $(seq 300); do
 	[ "$(delta rxe0 cm_rx_msgs rtu)" -ge $STARTED ] && break
