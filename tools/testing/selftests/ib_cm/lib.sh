@@ -548,7 +548,7 @@ wait_tcp_listen() {
 unload_one() {
 	timeout 60 modprobe -r --wait=30000 "$1" && return 0
 	log "$1 refcnt $(cat "/sys/module/$1/refcnt" 2>&1), holders:" \
-		"$(ls "/sys/module/$1/holders" 2>&1 | tr '\n' ' ')"
+		"$(find "/sys/module/$1/holders" -mindepth 1 -printf '%f ' 2>&1)"
 	return 1
 }
 
