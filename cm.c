@@ -25,8 +25,7 @@
  * received MADs, the failure of its retried send (cm_send_handler()),
  * ib_cm_notify(COMM_EST) and the end of timewait, the last three embedded
  * in the id so that nothing on those paths allocates (the end of
- * timewait, a delayed work item of its own, runs the inputs itself when
- * the id's work is idle, rather than queue it).  Each input is
+ * timewait comes from a delayed work item of its own).  Each input is
  * handled under the id's lock, which changes the state with
  * cm_change_state(); the handler is then called with no lock held.  So
  * events for one id reach its handler one at a time and in order, while a
@@ -525,8 +524,8 @@ struct cm_req_work {
  * @is_listener: the id listens (or listened) for REQs and SIDR_REQs
  * @work_list: inputs waiting to be processed, in arrival order
  * @work: processes @work_list on cm.wq, one input at a time
- * @work_busy: @work is queued or running, cm_timewait_work() is running the
- *	inputs, or the id is being handed over; a reference is held meanwhile
+ * @work_busy: @work is queued or running, or the id is being handed over;
+ *	a reference is held meanwhile
  * @nr_recv: received MADs on @work_list (and new ids to hand over)
  * @err_in: input for the failure of @msg
  * @est_in: input for ib_cm_notify(IB_EVENT_COMM_EST)
@@ -2721,25 +2720,17 @@ static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 /*
  * Timewait is over: its end is @p's next input.  A work item, not a
  * timer, so that p->lock is never taken in softirq context (see Locking
- * at the top).  When @p's work is idle, the inputs are taken here, with
- * the reference of the pending end, instead of queueing that work too.
+ * at the top).
  */
 static void cm_timewait_work(struct work_struct *work)
 {
 	struct cm_id_priv *p = container_of(to_delayed_work(work),
 					    struct cm_id_priv, tw_work);
-	bool run;
 
 	spin_lock_irq(&p->lock);
-	if (list_empty(&p->tw_in.list))
-		list_add_tail(&p->tw_in.list, &p->work_list);
-	run = !p->work_busy;
-	p->work_busy = true;
+	cm_queue_own_input_locked(p, &p->tw_in);
 	spin_unlock_irq(&p->lock);
-	if (run)
-		cm_id_work(&p->work);
-	else
-		cm_put_id(p);
+	cm_put_id(p);
 }
 
 static void cm_timewait_record_free(struct rcu_head *rcu)
