@@ -531,6 +531,8 @@ struct cm_req_work {
  * @est_in: input for ib_cm_notify(IB_EVENT_COMM_EST)
  * @tw_in: input for the end of timewait
  * @tw_work: ends timewait, on cm.wq (holds a reference while pending)
+ * @tw_due: when @tw_work is due, in jiffies (a record taking the wait
+ *	over ends then)
  * @listen_node: entry in cm.listeners (state LISTEN), by @listen_key
  * @listen_key: device and service ID
  * @listening: @listen_node is in the table (under cm.lock)
@@ -605,6 +607,7 @@ struct cm_id_priv {
 	struct cm_input est_in;
 	struct cm_input tw_in;
 	struct delayed_work tw_work;
+	unsigned long tw_due;
 
 	struct rhash_head listen_node;
 	struct cm_listen_key listen_key;
@@ -2710,6 +2713,7 @@ static void cm_enter_timewait(struct cm_id_priv *p, enum cm_cause cause)
 
 	/* A pending end already holds a reference of its own. */
 	cm_get_id(p);
+	p->tw_due = jiffies + delay;
 	if (mod_delayed_work(cm.wq, &p->tw_work, delay))
 		cm_put_id(p);
 	/* Destroyed while its DREQ was out: only a record stays. */
@@ -2802,7 +2806,6 @@ static bool cm_is_timewait_record(__be32 local_id, __be32 remote_id)
 static void cm_timewait_compact_locked(struct cm_id_priv *p)
 {
 	struct cm_timewait *tw;
-	unsigned long due;
 	unsigned long flags;
 
 	lockdep_assert_held(&p->lock);
@@ -2821,9 +2824,6 @@ static void cm_timewait_compact_locked(struct cm_id_priv *p)
 	tw = kmem_cache_zalloc(cm.tw_cache, GFP_ATOMIC | __GFP_NOWARN);
 	if (!tw)
 		goto keep_id;
-	/* When it is due (queued at once: now), read before it can fire. */
-	due = timer_pending(&p->tw_work.timer) ?
-	      READ_ONCE(p->tw_work.timer.expires) : jiffies;
 	/* Taking the pending end over: its reference on @p goes with it. */
 	if (!cancel_delayed_work(&p->tw_work)) {
 		kmem_cache_free(cm.tw_cache, tw);
@@ -2850,7 +2850,7 @@ static void cm_timewait_compact_locked(struct cm_id_priv *p)
 	xa_unlock_irqrestore(&cm.local_ids, flags);
 	p->tw_handed_over = true;
 
-	tw->timer.expires = due;
+	tw->timer.expires = p->tw_due;
 	add_timer(&tw->timer);
 	cm_put_id(p);	/* the pending end's; the caller holds another */
 	return;

@@ -689,8 +689,10 @@ static void fk_end_timewaits(struct fk *fk)
 			continue;
 		/* As if it were due now: the CM's own end, on cm.wq. */
 		spin_lock_irq(&p->lock);
-		if (cancel_delayed_work(&p->tw_work))
+		if (cancel_delayed_work(&p->tw_work)) {
+			p->tw_due = jiffies;
 			queue_delayed_work(cm.wq, &p->tw_work, 0);
+		}
 		spin_unlock_irq(&p->lock);
 	}
 	rcu_read_unlock();

@@ -460,7 +460,7 @@ static void caps_apply_to_timewait(struct kunit *test)
 	fk_conn_msg(&mad, CM_DREP_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk_receive(fk, &mad);
 	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
-	left = (long)(READ_ONCE(p->tw_work.timer.expires) - jiffies);
+	left = (long)(p->tw_due - jiffies);
 	KUNIT_EXPECT_LE(test, left, (long)msecs_to_jiffies(cm_iba_to_ms(20)));
 	fk_end_timewaits(fk);
 }
@@ -508,7 +508,7 @@ static void timewait_is_stock_under_the_defaults(struct kunit *test)
 	fk_conn_msg(&mad, CM_DREP_ATTR_ID, fk_local(id), FK_PEER_ID);
 	fk_receive(fk, &mad);
 	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
-	left = (long)(READ_ONCE(p->tw_work.timer.expires) - jiffies);
+	left = (long)(p->tw_due - jiffies);
 	/* The path's (FK_LIFE + 1 at least), not cut: over half a minute. */
 	KUNIT_EXPECT_GT(test, left, (long)msecs_to_jiffies(30000));
 	fk_end_timewaits(fk);
