@@ -404,8 +404,14 @@ static u16 fk_pkey(struct cm_port *port, u16 pkey_index)
 
 /*
  * Address handles are tokens, counted; they must be made where sleeping
- * is allowed, never under a spinlock.
+ * is allowed, never under a spinlock.  Making and destroying one takes
+ * fk_ah_lock with softirqs enabled, as rxe's object pool does with its
+ * xarray's lock: lockdep then reports an id's lock that is taken in
+ * softirq context (a timer) and held while an address handle goes.
  */
+static DEFINE_SPINLOCK(fk_ah_lock);
+static unsigned long fk_ah_serial;
+
 static struct ib_ah *fk_create_ah(struct ib_pd *pd,
 				  struct rdma_ah_attr *ah_attr, u32 flags)
 {
@@ -419,6 +425,9 @@ static struct ib_ah *fk_create_ah(struct ib_pd *pd,
 	ah = kzalloc_obj(*ah, GFP_KERNEL);
 	if (!ah)
 		return ERR_PTR(-ENOMEM);
+	spin_lock(&fk_ah_lock);
+	fk_ah_serial++;
+	spin_unlock(&fk_ah_lock);
 	atomic_inc(&fk_cur->ahs);
 	atomic_inc(&fk_cur->ahs_made);
 	return ah;
@@ -426,6 +435,9 @@ static struct ib_ah *fk_create_ah(struct ib_pd *pd,
 
 static void fk_destroy_ah(struct ib_ah *ah, u32 flags)
 {
+	spin_lock(&fk_ah_lock);
+	fk_ah_serial--;
+	spin_unlock(&fk_ah_lock);
 	atomic_dec(&fk_cur->ahs);
 	kfree(ah);
 }

@@ -495,6 +495,39 @@ static void caps_apply_to_a_destroyed_ids_timewait(struct kunit *test)
 	fk_end_timewaits(fk);
 }
 
+/*
+ * Timewait ends on its own, as the kernel runs its end (not through
+ * fk_end_timewaits()), and the id is destroyed after it.  The fake's
+ * address handles take a lock with softirqs enabled, as rxe's pool does:
+ * an end that took the id's lock in softirq context, with the id's lock
+ * held while its address handle goes, is an inversion lockdep reports
+ * (the debug run fails on it).
+ */
+static void timewait_ends_by_itself(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	union cm_kunit_msg mad;
+	struct ib_cm_id *id;
+	unsigned int ms;
+
+	/* A cap of 2^8 * 4.096 us: timewait lasts about a millisecond. */
+	pk_set(fk, CM_RETRIES_MAX, 8);
+	id = fk_active_established(fk);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
+	fk_settle(fk);
+	fk_conn_msg(&mad, CM_DREP_ATTR_ID, fk_local(id), FK_PEER_ID);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	for (ms = 0; READ_ONCE(id->state) != IB_CM_IDLE && ms < 5000; ms += 20)
+		msleep(20);
+	fk_flush();
+	KUNIT_EXPECT_EQ(test, id->state, IB_CM_IDLE);
+	KUNIT_EXPECT_EQ(test, (int)fk_last_event(fk)->type,
+			IB_CM_TIMEWAIT_EXIT);
+	fk_destroy(fk, id);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->ahs), 0);
+}
+
 static void timewait_is_stock_under_the_defaults(struct kunit *test)
 {
 	struct fk *fk = test->priv;
@@ -717,6 +750,7 @@ static struct kunit_case pk_cases[] = {
 	KUNIT_CASE(caps_apply_to_timewait),
 	KUNIT_CASE(caps_apply_to_a_destroyed_ids_timewait),
 	KUNIT_CASE(timewait_is_stock_under_the_defaults),
+	KUNIT_CASE(timewait_ends_by_itself),
 	KUNIT_CASE(backoff_resends_from_the_cm),
 	KUNIT_CASE(backoff_ends_with_the_answer),
 	KUNIT_CASE(backoff_resends_a_destroyed_ids_dreq),
