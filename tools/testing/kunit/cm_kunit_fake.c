@@ -404,13 +404,12 @@ static u16 fk_pkey(struct cm_port *port, u16 pkey_index)
 
 /*
  * Address handles are tokens, counted; they must be made where sleeping
- * is allowed, never under a spinlock.  Making and destroying one takes
- * fk_ah_lock with softirqs enabled, as rxe's object pool does with its
+ * is allowed, never under a spinlock.  Their counts are kept under
+ * fk_ah_lock, taken with softirqs enabled as rxe's object pool takes its
  * xarray's lock: lockdep then reports an id's lock that is taken in
  * softirq context (a timer) and held while an address handle goes.
  */
 static DEFINE_SPINLOCK(fk_ah_lock);
-static unsigned long fk_ah_serial;
 
 static struct ib_ah *fk_create_ah(struct ib_pd *pd,
 				  struct rdma_ah_attr *ah_attr, u32 flags)
@@ -426,19 +425,17 @@ static struct ib_ah *fk_create_ah(struct ib_pd *pd,
 	if (!ah)
 		return ERR_PTR(-ENOMEM);
 	spin_lock(&fk_ah_lock);
-	fk_ah_serial++;
-	spin_unlock(&fk_ah_lock);
 	atomic_inc(&fk_cur->ahs);
 	atomic_inc(&fk_cur->ahs_made);
+	spin_unlock(&fk_ah_lock);
 	return ah;
 }
 
 static void fk_destroy_ah(struct ib_ah *ah, u32 flags)
 {
 	spin_lock(&fk_ah_lock);
-	fk_ah_serial--;
-	spin_unlock(&fk_ah_lock);
 	atomic_dec(&fk_cur->ahs);
+	spin_unlock(&fk_ah_lock);
 	kfree(ah);
 }
 

@@ -445,21 +445,28 @@ static void caps_apply_to_an_mra(struct kunit *test)
 	pk_expect_tracked(fk, cm_iba_to_ms(16), 3);
 }
 
+/* @id sends its DREQ, the peer answers: @id is in TIMEWAIT. */
+static void pk_dreq_answered(struct fk *fk, struct ib_cm_id *id)
+{
+	union cm_kunit_msg mad;
+
+	KUNIT_ASSERT_EQ(fk->test, ib_send_cm_dreq(id, NULL, 0), 0);
+	fk_settle(fk);
+	fk_conn_msg(&mad, CM_DREP_ATTR_ID, fk_local(id), FK_PEER_ID);
+	fk_receive(fk, &mad);
+	KUNIT_ASSERT_EQ(fk->test, id->state, IB_CM_TIMEWAIT);
+}
+
 /* Timewait lasts the path's timeout, and no more than the cap. */
 static void caps_apply_to_timewait(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	union cm_kunit_msg mad;
 	struct ib_cm_id *id = fk_active_established(fk);
 	struct cm_id_priv *p = to_priv(id);
 	long left;
 
 	pk_set(fk, CM_RETRIES_MAX, 20);
-	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
-	fk_settle(fk);
-	fk_conn_msg(&mad, CM_DREP_ATTR_ID, fk_local(id), FK_PEER_ID);
-	fk_receive(fk, &mad);
-	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	pk_dreq_answered(fk, id);
 	left = (long)(p->tw_due - jiffies);
 	KUNIT_EXPECT_LE(test, left, (long)msecs_to_jiffies(cm_iba_to_ms(20)));
 	fk_end_timewaits(fk);
@@ -506,18 +513,13 @@ static void caps_apply_to_a_destroyed_ids_timewait(struct kunit *test)
 static void timewait_ends_by_itself(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	union cm_kunit_msg mad;
 	struct ib_cm_id *id;
 	unsigned int ms;
 
 	/* A cap of 2^8 * 4.096 us: timewait lasts about a millisecond. */
 	pk_set(fk, CM_RETRIES_MAX, 8);
 	id = fk_active_established(fk);
-	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
-	fk_settle(fk);
-	fk_conn_msg(&mad, CM_DREP_ATTR_ID, fk_local(id), FK_PEER_ID);
-	fk_receive(fk, &mad);
-	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	pk_dreq_answered(fk, id);
 	for (ms = 0; READ_ONCE(id->state) != IB_CM_IDLE && ms < 5000; ms += 20)
 		msleep(20);
 	fk_flush();
@@ -531,16 +533,11 @@ static void timewait_ends_by_itself(struct kunit *test)
 static void timewait_is_stock_under_the_defaults(struct kunit *test)
 {
 	struct fk *fk = test->priv;
-	union cm_kunit_msg mad;
 	struct ib_cm_id *id = fk_active_established(fk);
 	struct cm_id_priv *p = to_priv(id);
 	long left;
 
-	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
-	fk_settle(fk);
-	fk_conn_msg(&mad, CM_DREP_ATTR_ID, fk_local(id), FK_PEER_ID);
-	fk_receive(fk, &mad);
-	KUNIT_ASSERT_EQ(test, id->state, IB_CM_TIMEWAIT);
+	pk_dreq_answered(fk, id);
 	left = (long)(p->tw_due - jiffies);
 	/* The path's (FK_LIFE + 1 at least), not cut: over half a minute. */
 	KUNIT_EXPECT_GT(test, left, (long)msecs_to_jiffies(30000));
