@@ -61,6 +61,19 @@ log() { echo "kunit: $*" >&2; }
 # Progress lines: "# [TIME] kunit: what".
 note() { printf '# [%(%T)T] kunit: %s\n' -1 "$*" >&2; }
 
+# make check runs the suites only under --debug, which stands for the
+# plain run as long as its configuration asks for everything the plain
+# one does.
+if [ -n "$debug" ]; then
+	missing=$(grep '^CONFIG_' "$KUNIT_DIR/ib_cm.kunitconfig" |
+		grep -vxF -f "$KUNITCONFIG" || true)
+	if [ -n "$missing" ]; then
+		log "debug.kunitconfig lacks lines of ib_cm.kunitconfig:"
+		echo "$missing" >&2
+		exit 1
+	fi
+fi
+
 # The sid root holds the source package, the compiler and QEMU.
 "$VM_DIR/mkroot.sh" >&2
 if [ ! -f "$IBCM_ROOT$SRC_TARBALL" ]; then
