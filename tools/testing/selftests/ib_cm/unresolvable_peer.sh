@@ -104,6 +104,15 @@ client_round() {
 # the rounds.
 phase() {
 	local name=$1 round=$5 rounds=0 good=0 slowest=0 t times=''
+	local bound=$((SLOWEST * 10))
+	# On a sanitised kernel, starting rping alone takes seconds: there a
+	# round that starts its own server (legit_rping) took 19-22 s
+	# without any flood (debug kernel, stop 35).  Such a round may take
+	# as long as the one before the flood, plus 5 s.
+	if [ "$round" = legit_rping ] && [ "${IBCM_TIMEOUT_SCALE:-1}" -gt 1 ]; then
+		t=$(cat "$T/before.time")
+		[ $((t + 50)) -le "$bound" ] || bound=$((t + 50))
+	fi
 	log "phase $name: $3, REQs to service $(printf '0x%x' "$4")"
 	spawn "fuzz-$name" "${PEER[@]}" "$FUZZ_BIN/cm_fuzz" -d rxe1 -D "$IP0" \
 		-I "$IPX" -s "$2" -n "$COUNT" -r "$RATE" -m "$3" -S "$4" \
@@ -124,8 +133,8 @@ phase() {
 	check "$name: rping during the flood: $good of $rounds connections" \
 		test $rounds -ge 1 -a $good -eq $rounds
 	# About a second each here, without the flood.
-	check "$name: each within ${SLOWEST}s (slowest $((slowest / 10)).$((slowest % 10))s)" \
-		test "$slowest" -lt $((SLOWEST * 10))
+	check "$name: each within $((bound / 10)).$((bound % 10))s (slowest $((slowest / 10)).$((slowest % 10))s)" \
+		test "$slowest" -lt "$bound"
 	stock_known_failure ""
 	check "$name: cm_fuzz exits cleanly" reap "fuzz-$name"
 	if [ -e "$T/pserver.pid" ]; then
