@@ -112,8 +112,7 @@ phase() {
 	# flood's 60 MADs, answered in turn a second each, would hold a
 	# round up for up to a minute).
 	if [ "$round" = legit_rping ] && [ "${IBCM_TIMEOUT_SCALE:-1}" -gt 1 ]; then
-		t=$(($(cat "$T/before.time") + SLOWEST * 10))
-		[ "$t" -le "$bound" ] || bound=$t
+		bound=$(($(cat "$T/before.time") + SLOWEST * 10))
 	fi
 	log "phase $name: $3, REQs to service $(printf '0x%x' "$4")"
 	spawn "fuzz-$name" "${PEER[@]}" "$FUZZ_BIN/cm_fuzz" -d rxe1 -D "$IP0" \
