@@ -25,7 +25,8 @@ if config KASAN; then
 	check "KASAN is on: $(dmesg | grep -o 'KernelAddressSanitizer initialized.*' | head -n 1)" \
 		dmesg_has 'KernelAddressSanitizer initialized'
 elif config KCSAN; then
-	check "KCSAN is on: $(head -n 1 $D/kcsan 2>&1)" grep -qx 'enabled: 1' $D/kcsan
+	# The file cannot seek: read it whole, then take the first line.
+	check "KCSAN is on: $(cat $D/kcsan 2>&1 | head -n 1)" grep -qx 'enabled: 1' $D/kcsan
 else
 	check "CONFIG_KASAN=y or CONFIG_KCSAN=y" false
 fi
