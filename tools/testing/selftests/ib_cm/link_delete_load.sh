@@ -58,7 +58,8 @@ spawn delete rdma link delete rxe0
 sleep 1
 kill "$(cat "$T/server.pid")" 2>/dev/null
 # Its exit destroys every id it holds, with the flood still arriving: on
-# the debug kernel that took more than 30 s (stop 35), so the bound is
+# the debug kernel that took 79 s on ours and 151 s on the stock CM, its
+# time going to KASAN's bookkeeping of rdma_ucm's frees, so the bound is
 # 30 s times the scale there.
 start=$(date +%s)
 check "the server exits" settle server $((30 * SCALE))
