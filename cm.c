@@ -138,6 +138,17 @@
 #define CREATE_TRACE_POINTS
 #include "cm_trace.h"
 
+/*
+ * A step a KUnit suite may stand in for (kunit_activate_static_stub()), to
+ * see the state between two others; nothing at all without the suites.
+ */
+#if IS_ENABLED(CONFIG_INFINIBAND_CM_KUNIT_TEST)
+#include <kunit/static_stub.h>
+#define CM_KUNIT_STUB(fn, ...) KUNIT_STATIC_STUB_REDIRECT(fn, __VA_ARGS__)
+#else
+#define CM_KUNIT_STUB(...) do { } while (0)
+#endif
+
 MODULE_AUTHOR("The ib_cm project");
 MODULE_DESCRIPTION("InfiniBand Communication Manager");
 MODULE_LICENSE("GPL");
@@ -1700,6 +1711,7 @@ static int cm_insert_listen(struct cm_id_priv *p)
 {
 	int ret;
 
+	CM_KUNIT_STUB(cm_insert_listen, p);
 	lockdep_assert_held(&cm.lock);
 	p->listen_key.device = p->id.device;
 	p->listen_key.service_id = p->id.service_id;
@@ -5104,12 +5116,14 @@ static int cm_listen_locked(struct cm_id_priv *p, __be64 service_id)
 		return -EBUSY;
 	}
 	p->id.service_id = service_id;
+	/* Before a REQ can find it: cm_queue_found() reads the mark. */
+	p->is_listener = true;
 	ret = cm_insert_listen(p);
 	if (ret) {
+		p->is_listener = false;
 		p->id.service_id = 0;
 		return ret;
 	}
-	p->is_listener = true;
 	cm_set_state(p, IB_CM_LISTEN, CM_LISTEN);
 	p->listen_sharecount = 1;
 	return 0;
@@ -7074,7 +7088,8 @@ module_exit(ib_cm_cleanup);
  * The KUnit suites (tools/testing/kunit/cm_kunit_*.c; next to this file in
  * the kernel tree) are compiled into this file when
  * CONFIG_INFINIBAND_CM_KUNIT_TEST is set, so that they reach the static
- * functions they test; the code above is the same with or without them.
+ * functions they test; the code above is the same with or without them,
+ * but for the steps a suite may stand in for (CM_KUNIT_STUB()).
  * Each harness serves the suites listed after it, up to the next one.
  * cm_trace.h left CREATE_TRACE_POINTS defined, which would define again
  * the tracepoints of the trace headers the suites include.

@@ -281,6 +281,44 @@ static void destroyed_listeners_leave_the_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cm_kunit_listeners_on(ctx->dev[1]), 0U);
 }
 
+/*
+ * What a REQ arriving at the moment its listener enters the table finds:
+ * the listener, and whether it is one (cm_queue_found() reads the flag
+ * without a lock to track the REQ as waiting, for a REJ TIMEOUT behind it).
+ */
+static struct cm_id_priv *cm_kunit_listen_seen;
+static bool cm_kunit_listen_seen_flag;
+
+static int cm_kunit_insert_and_look(struct cm_id_priv *p)
+{
+	int ret;
+
+	kunit_deactivate_static_stub(kunit_get_current_test(),
+				     cm_insert_listen);
+	ret = cm_insert_listen(p);
+	cm_kunit_listen_seen = cm_find_listen(p->id.device, p->id.service_id);
+	if (cm_kunit_listen_seen)
+		cm_kunit_listen_seen_flag = cm_kunit_listen_seen->is_listener;
+	return ret;
+}
+
+static void listener_is_marked_before_it_can_be_found(struct kunit *test)
+{
+	struct cm_kunit_ctx *ctx = test->priv;
+	struct cm_id_priv *p = cm_kunit_new_id(test, ctx->dev[0]);
+
+	cm_kunit_listen_seen = NULL;
+	cm_kunit_listen_seen_flag = false;
+	kunit_activate_static_stub(test, cm_insert_listen,
+				   cm_kunit_insert_and_look);
+	KUNIT_EXPECT_EQ(test, ib_cm_listen(&p->id, cpu_to_be64(CM_KUNIT_SID)),
+			0);
+	KUNIT_EXPECT_PTR_EQ(test, cm_kunit_listen_seen, p);
+	KUNIT_EXPECT_TRUE_MSG(test, cm_kunit_listen_seen_flag,
+			      "findable before it is marked a listener");
+	ib_destroy_cm_id(&p->id);
+}
+
 static struct kunit_case cm_kunit_listen_cases[] = {
 	KUNIT_CASE(create_without_device_or_handler_fails),
 	KUNIT_CASE(listen_matches_exact_service_id),
@@ -296,6 +334,7 @@ static struct kunit_case cm_kunit_listen_cases[] = {
 	KUNIT_CASE_PARAM(listen_outside_idle_is_invalid,
 			 cm_kunit_busy_gen_params),
 	KUNIT_CASE(destroyed_listeners_leave_the_table),
+	KUNIT_CASE(listener_is_marked_before_it_can_be_found),
 	{}
 };
 
