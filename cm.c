@@ -3481,6 +3481,29 @@ static void cm_queue_setup(struct cm_req_work *rw, struct cm_id_priv *listen,
 }
 
 /*
+ * A REQ or SIDR_REQ for service @sid that waited on @listen's queue while
+ * @listen was destroyed and another listener made for the service: queue
+ * it on the new one, which takes @work over.  False if there is none.
+ */
+static bool cm_pass_to_new_listener(struct cm_id_priv *listen,
+				    struct cm_work *work, __be64 sid)
+{
+	struct cm_id_priv *p;
+	bool passed;
+
+	if (READ_ONCE(listen->listening))
+		return false;
+	p = cm_get_listen(work->port->cm_dev->ib_device, sid);
+	if (!p)
+		return false;
+	passed = p != listen;
+	if (passed)
+		cm_queue_found(p, work);
+	cm_put_id(p);
+	return passed;
+}
+
+/*
  * A REQ on its listener's queue (see struct cm_req_work): match it and
  * make its id; cm_req_setup() then sets the id up, or answers the REQ,
  * off this queue.  Takes @work over.
@@ -3493,18 +3516,9 @@ static void cm_take_req(struct cm_id_priv *listen, struct cm_work *work)
 	struct cm_work *rej = NULL;
 	struct cm_id_priv *p;
 
-	if (!READ_ONCE(listen->listening)) {
-		/* Replaced while the REQ waited: the new listener takes it. */
-		p = cm_get_listen(port->cm_dev->ib_device,
-				  cpu_to_be64(IBA_GET(CM_REQ_SERVICE_ID, req)));
-		if (p && p != listen) {
-			cm_queue_found(p, work);
-			cm_put_id(p);
-			return;
-		}
-		if (p)
-			cm_put_id(p);
-	}
+	if (cm_pass_to_new_listener(listen, work,
+				    cpu_to_be64(IBA_GET(CM_REQ_SERVICE_ID, req))))
+		return;
 
 	p = cm_alloc_id(port->cm_dev->ib_device, NULL, NULL, false,
 			GFP_KERNEL);
@@ -4263,9 +4277,12 @@ static void cm_take_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
 {
 	struct cm_sidr_req_msg *req = cm_recv_msg(work);
 	struct cm_req_work *rw = cm_req_work(work);
+	__be64 sid = cpu_to_be64(IBA_GET(CM_SIDR_REQ_SERVICEID, req));
 	struct ib_wc *wc = work->recv_wc->wc;
 	struct cm_id_priv *p;
 
+	if (cm_pass_to_new_listener(listen, work, sid))
+		return;
 	p = cm_alloc_id(work->port->cm_dev->ib_device, NULL, NULL, false,
 			GFP_KERNEL);
 	if (IS_ERR(p)) {
@@ -4274,7 +4291,7 @@ static void cm_take_sidr_req(struct cm_id_priv *listen, struct cm_work *work)
 		return;
 	}
 	p->id.remote_id = cpu_to_be32(IBA_GET(CM_SIDR_REQ_REQUESTID, req));
-	p->id.service_id = cpu_to_be64(IBA_GET(CM_SIDR_REQ_SERVICEID, req));
+	p->id.service_id = sid;
 	p->tid = req->hdr.tid;
 	spin_lock_irq(&p->lock);
 	cm_set_state(p, IB_CM_SIDR_REQ_RCVD, CM_RECV_SIDR_REQ);

@@ -367,6 +367,27 @@ static void req_waiting_on_a_replaced_listener_goes_to_the_new_one(struct kunit 
 	FK_EXPECT_SENT(fk, 0, 0);
 }
 
+/* The same for a SIDR_REQ: the new listener answers it. */
+static void sidr_req_waiting_on_a_replaced_listener_goes_to_the_new_one(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *old = fk_listen(fk);
+	struct ib_cm_id *new;
+	union cm_kunit_msg mad;
+
+	fk_hold(old);
+	fk_sidr_req(&mad, 0x77, FK_SID);
+	fk_inject(fk, &mad, NULL);
+	fk_disown(fk, old);
+	ib_destroy_cm_id(old);
+	new = fk_listen(fk);
+	fk_let_go(fk, old);
+
+	FK_EXPECT_EVENT(fk, 1, IB_CM_SIDR_REQ_RECEIVED);
+	KUNIT_EXPECT_PTR_EQ(test, fk->events[0].listen_id, new);
+	FK_EXPECT_SENT(fk, 0, 0);
+}
+
 /* A REJ of our REQ that comes once we know the peer is not its. */
 static void late_rej_of_our_req_leaves_an_established_id(struct kunit *test)
 {
@@ -514,6 +535,7 @@ static struct kunit_case fk_order_cases[] = {
 	KUNIT_CASE(receive_path_does_not_sleep),
 	KUNIT_CASE(answers_dropped_at_port_removal_are_counted),
 	KUNIT_CASE(req_waiting_on_a_replaced_listener_goes_to_the_new_one),
+	KUNIT_CASE(sidr_req_waiting_on_a_replaced_listener_goes_to_the_new_one),
 	KUNIT_CASE(late_rej_of_our_req_leaves_an_established_id),
 	KUNIT_CASE(destroyed_connections_retry_few_dreqs),
 	KUNIT_CASE_SLOW(slow_address_holds_up_no_other_req),
