@@ -5564,6 +5564,12 @@ EXPORT_SYMBOL(ib_send_cm_rtu);
  * stock module's DREQs, not 16 times.
  */
 #define CM_DESTROY_RETRIES	3
+/*
+ * ... and waits for a DREP at most this long (IBA's encoding: 4.1 s, what
+ * rdma_cm asks of its peers), whatever the peer said it may take: a peer
+ * that claims hours must not hold the id, nor its place in the window.
+ */
+#define CM_DESTROY_TIMEOUT	20
 static unsigned int cm_destroy_window = 128;
 
 static void cm_limit_destroy_dreq(struct cm_id_priv *p,
@@ -5572,6 +5578,7 @@ static void cm_limit_destroy_dreq(struct cm_id_priv *p,
 	struct cm_port *port = cm_msg_ah(msg)->port;
 
 	lockdep_assert_held(&p->lock);
+	p->timeout_ms = min(p->timeout_ms, cm_iba_to_ms(CM_DESTROY_TIMEOUT));
 	if (atomic_inc_return(&port->destroy_dreqs) <=
 	    READ_ONCE(cm_destroy_window)) {
 		p->max_cm_retries = min_t(u8, p->max_cm_retries,

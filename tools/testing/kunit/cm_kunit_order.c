@@ -403,14 +403,19 @@ static void late_rej_of_our_req_leaves_an_established_id(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fk_drops(fk, CM_DROP_UNMATCHED), 1L);
 }
 
-/* A passive connection from @peer's QP @qpn, whose REQ asks for 15 retries. */
-static struct ib_cm_id *fk_passive_conn(struct fk *fk, u32 peer, u32 qpn)
+/*
+ * A passive connection from @peer's QP @qpn, whose REQ asks for 15 retries
+ * and says the peer may take @timeout (IBA's encoding) to answer.
+ */
+static struct ib_cm_id *fk_passive_conn(struct fk *fk, u32 peer, u32 qpn,
+					unsigned int timeout)
 {
 	union cm_kunit_msg mad;
 	struct ib_cm_id *id;
 
 	fk_req(&mad, peer, qpn, FK_SID);
 	IBA_SET(CM_REQ_MAX_CM_RETRIES, &mad.req, 15);
+	IBA_SET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, &mad.req, timeout);
 	fk_receive(fk, &mad);
 	id = fk_last_event(fk)->id;
 	KUNIT_ASSERT_EQ(fk->test, fk_send_rep(id), 0);
@@ -441,8 +446,8 @@ static void destroyed_connections_retry_few_dreqs(struct kunit *test)
 			0);
 	cm_destroy_window = 1;
 	fk_listen(fk);
-	a = fk_passive_conn(fk, FK_PEER_ID, FK_PEER_QPN);
-	b = fk_passive_conn(fk, FK_PEER_ID + 1, FK_PEER_QPN + 1);
+	a = fk_passive_conn(fk, FK_PEER_ID, FK_PEER_QPN, 20);
+	b = fk_passive_conn(fk, FK_PEER_ID + 1, FK_PEER_QPN + 1, 20);
 
 	fk_destroy(fk, a);
 	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
@@ -452,6 +457,39 @@ static void destroyed_connections_retry_few_dreqs(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
 	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->buf.retries, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->destroy_dreqs), 1);
+
+	KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
+	KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->destroy_dreqs), 0);
+}
+
+/*
+ * A peer that says it may take hours to answer (31: 2.3 h) does not keep
+ * a destroyed connection's DREQ, nor its place in the port's window, for
+ * hours: inside the window or past it, the wait is CM_DESTROY_TIMEOUT's.
+ */
+static void destroyed_connections_dreq_waits_are_capped(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	struct ib_cm_id *a, *b;
+
+	KUNIT_ASSERT_EQ(test,
+			kunit_add_action(test, fk_restore_destroy_window,
+					 (void *)(unsigned long)cm_destroy_window),
+			0);
+	cm_destroy_window = 1;
+	fk_listen(fk);
+	a = fk_passive_conn(fk, FK_PEER_ID, FK_PEER_QPN, 31);
+	b = fk_passive_conn(fk, FK_PEER_ID + 1, FK_PEER_QPN + 1, 31);
+
+	fk_destroy(fk, a);
+	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->timeout_ms,
+			(u32)cm_iba_to_ms(CM_DESTROY_TIMEOUT));
+	fk_destroy(fk, b);
+	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->timeout_ms,
+			(u32)cm_iba_to_ms(CM_DESTROY_TIMEOUT));
 
 	KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
 	KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
@@ -538,6 +576,7 @@ static struct kunit_case fk_order_cases[] = {
 	KUNIT_CASE(sidr_req_waiting_on_a_replaced_listener_goes_to_the_new_one),
 	KUNIT_CASE(late_rej_of_our_req_leaves_an_established_id),
 	KUNIT_CASE(destroyed_connections_retry_few_dreqs),
+	KUNIT_CASE(destroyed_connections_dreq_waits_are_capped),
 	KUNIT_CASE_SLOW(slow_address_holds_up_no_other_req),
 	KUNIT_CASE_SLOW(slow_answer_holds_up_no_other_req),
 	KUNIT_CASE_SLOW(slow_sidr_address_holds_up_no_req),
