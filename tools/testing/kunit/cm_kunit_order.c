@@ -433,42 +433,11 @@ static void fk_restore_destroy_window(void *old)
 
 /*
  * A destroyed connection retries its DREQ a few times, and only so many
- * of them at once on a port; past that the DREQ goes out once.
+ * of them at once on a port; past that the DREQ goes out once.  Inside
+ * the window or past it, each wait is CM_DESTROY_TIMEOUT's at most, even
+ * from a peer that says it may take hours to answer (31: 2.3 h).
  */
 static void destroyed_connections_retry_few_dreqs(struct kunit *test)
-{
-	struct fk *fk = test->priv;
-	struct ib_cm_id *a, *b;
-
-	KUNIT_ASSERT_EQ(test,
-			kunit_add_action(test, fk_restore_destroy_window,
-					 (void *)(unsigned long)cm_destroy_window),
-			0);
-	cm_destroy_window = 1;
-	fk_listen(fk);
-	a = fk_passive_conn(fk, FK_PEER_ID, FK_PEER_QPN, 20);
-	b = fk_passive_conn(fk, FK_PEER_ID + 1, FK_PEER_QPN + 1, 20);
-
-	fk_destroy(fk, a);
-	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
-	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->buf.retries, 3);
-	KUNIT_EXPECT_TRUE(test, fk_last(fk)->send_only);
-	fk_destroy(fk, b);
-	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
-	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->buf.retries, 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->destroy_dreqs), 1);
-
-	KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
-	KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
-	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->destroy_dreqs), 0);
-}
-
-/*
- * A peer that says it may take hours to answer (31: 2.3 h) does not keep
- * a destroyed connection's DREQ, nor its place in the port's window, for
- * hours: inside the window or past it, the wait is CM_DESTROY_TIMEOUT's.
- */
-static void destroyed_connections_dreq_waits_are_capped(struct kunit *test)
 {
 	struct fk *fk = test->priv;
 	struct ib_cm_id *a, *b;
@@ -484,12 +453,16 @@ static void destroyed_connections_dreq_waits_are_capped(struct kunit *test)
 
 	fk_destroy(fk, a);
 	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->buf.retries, 3);
 	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->timeout_ms,
 			(u32)cm_iba_to_ms(CM_DESTROY_TIMEOUT));
+	KUNIT_EXPECT_TRUE(test, fk_last(fk)->send_only);
 	fk_destroy(fk, b);
 	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->buf.retries, 0);
 	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->timeout_ms,
 			(u32)cm_iba_to_ms(CM_DESTROY_TIMEOUT));
+	KUNIT_EXPECT_EQ(test, atomic_read(&fk->port->destroy_dreqs), 1);
 
 	KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
 	KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
@@ -576,7 +549,6 @@ static struct kunit_case fk_order_cases[] = {
 	KUNIT_CASE(sidr_req_waiting_on_a_replaced_listener_goes_to_the_new_one),
 	KUNIT_CASE(late_rej_of_our_req_leaves_an_established_id),
 	KUNIT_CASE(destroyed_connections_retry_few_dreqs),
-	KUNIT_CASE(destroyed_connections_dreq_waits_are_capped),
 	KUNIT_CASE_SLOW(slow_address_holds_up_no_other_req),
 	KUNIT_CASE_SLOW(slow_answer_holds_up_no_other_req),
 	KUNIT_CASE_SLOW(slow_sidr_address_holds_up_no_req),
