@@ -141,6 +141,7 @@
 /*
  * A step a KUnit suite may stand in for (kunit_activate_static_stub()), to
  * see the state between two others; nothing at all without the suites.
+ * With a stand-in active, the function returns what the stand-in returns.
  */
 #if IS_ENABLED(CONFIG_INFINIBAND_CM_KUNIT_TEST)
 #include <kunit/static_stub.h>
@@ -797,7 +798,8 @@ static u8 cm_clamp(u8 val, unsigned int bits)
  *   passive side's REP waiting for the RTU and its DREQ, which wait for
  *   the Local CM Response Timeout of the peer's REQ): the peer said it
  *   may take that long, so those keep it and only their retries are
- *   capped (p->timeout_is_peers);
+ *   capped (p->timeout_is_peers), except once the id is destroyed
+ *   (CM_DESTROY_TIMEOUT);
  * - the retries a REQ advertises, and those of every retried message,
  *   are cut to max_retries (cm_policy_retries());
  * - the schedule decides each wait (cm_policy_wait_ms()): "fixed" waits
@@ -5565,9 +5567,11 @@ EXPORT_SYMBOL(ib_send_cm_rtu);
  */
 #define CM_DESTROY_RETRIES	3
 /*
- * ... and waits for a DREP at most this long (IBA's encoding: 4.1 s, what
- * rdma_cm asks of its peers), whatever the peer said it may take: a peer
- * that claims hours must not hold the id, nor its place in the window.
+ * ... and, on the passive side, starts from a wait of at most this long
+ * for the DREP (IBA's encoding: rdma_cm's own 20, 4096 ms as
+ * cm_iba_to_ms() converts it), whatever the peer's REQ said it may take:
+ * a peer that claims hours must not hold the id, nor its place in the
+ * window.  The active side's wait is its consumer's, not the peer's.
  */
 #define CM_DESTROY_TIMEOUT	20
 static unsigned int cm_destroy_window = 128;
@@ -5578,7 +5582,9 @@ static void cm_limit_destroy_dreq(struct cm_id_priv *p,
 	struct cm_port *port = cm_msg_ah(msg)->port;
 
 	lockdep_assert_held(&p->lock);
-	p->timeout_ms = min(p->timeout_ms, cm_iba_to_ms(CM_DESTROY_TIMEOUT));
+	if (p->timeout_is_peers)
+		p->timeout_ms = min(p->timeout_ms,
+				    cm_iba_to_ms(CM_DESTROY_TIMEOUT));
 	if (atomic_inc_return(&port->destroy_dreqs) <=
 	    READ_ONCE(cm_destroy_window)) {
 		p->max_cm_retries = min_t(u8, p->max_cm_retries,
