@@ -344,48 +344,44 @@ static void slow_address_holds_up_no_other_req(struct kunit *test)
 }
 
 /*
- * A listener destroyed while a REQ waits on its queue, and another made
- * for the same service: the REQ goes to the new one.
+ * A listener destroyed while a request (@mad) waits on its queue, and
+ * another made for the same service: the request goes to the new one,
+ * which hears of it as @event, and nothing is sent.
  */
-static void req_waiting_on_a_replaced_listener_goes_to_the_new_one(struct kunit *test)
+static void fk_request_to_a_replaced_listener(struct fk *fk,
+					      const union cm_kunit_msg *mad,
+					      int event)
 {
-	struct fk *fk = test->priv;
 	struct ib_cm_id *old = fk_listen(fk);
 	struct ib_cm_id *new;
-	union cm_kunit_msg mad;
 
 	fk_hold(old);
-	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
-	fk_inject(fk, &mad, NULL);
+	fk_inject(fk, mad, NULL);
 	fk_disown(fk, old);
 	ib_destroy_cm_id(old);
 	new = fk_listen(fk);
 	fk_let_go(fk, old);
 
-	FK_EXPECT_EVENT(fk, 1, IB_CM_REQ_RECEIVED);
-	KUNIT_EXPECT_PTR_EQ(test, fk->events[0].listen_id, new);
+	FK_EXPECT_EVENT(fk, 1, event);
+	KUNIT_EXPECT_PTR_EQ(fk->test, fk->events[0].listen_id, new);
 	FK_EXPECT_SENT(fk, 0, 0);
 }
 
-/* The same for a SIDR_REQ: the new listener answers it. */
-static void sidr_req_waiting_on_a_replaced_listener_goes_to_the_new_one(struct kunit *test)
+static void req_waiting_on_a_replaced_listener_goes_to_the_new_one(struct kunit *test)
 {
-	struct fk *fk = test->priv;
-	struct ib_cm_id *old = fk_listen(fk);
-	struct ib_cm_id *new;
 	union cm_kunit_msg mad;
 
-	fk_hold(old);
-	fk_sidr_req(&mad, 0x77, FK_SID);
-	fk_inject(fk, &mad, NULL);
-	fk_disown(fk, old);
-	ib_destroy_cm_id(old);
-	new = fk_listen(fk);
-	fk_let_go(fk, old);
+	fk_req(&mad, FK_PEER_ID, FK_PEER_QPN, FK_SID);
+	fk_request_to_a_replaced_listener(test->priv, &mad, IB_CM_REQ_RECEIVED);
+}
 
-	FK_EXPECT_EVENT(fk, 1, IB_CM_SIDR_REQ_RECEIVED);
-	KUNIT_EXPECT_PTR_EQ(test, fk->events[0].listen_id, new);
-	FK_EXPECT_SENT(fk, 0, 0);
+static void sidr_req_waiting_on_a_replaced_listener_goes_to_the_new_one(struct kunit *test)
+{
+	union cm_kunit_msg mad;
+
+	fk_sidr_req(&mad, 0x77, FK_SID);
+	fk_request_to_a_replaced_listener(test->priv, &mad,
+					  IB_CM_SIDR_REQ_RECEIVED);
 }
 
 /* A REJ of our REQ that comes once we know the peer is not its. */
@@ -405,17 +401,16 @@ static void late_rej_of_our_req_leaves_an_established_id(struct kunit *test)
 
 /*
  * A passive connection from @peer's QP @qpn, whose REQ asks for 15 retries
- * and says the peer may take @timeout (IBA's encoding) to answer.
+ * and says the peer may take 2.3 hours to answer (31, IBA's largest).
  */
-static struct ib_cm_id *fk_passive_conn(struct fk *fk, u32 peer, u32 qpn,
-					unsigned int timeout)
+static struct ib_cm_id *fk_passive_conn(struct fk *fk, u32 peer, u32 qpn)
 {
 	union cm_kunit_msg mad;
 	struct ib_cm_id *id;
 
 	fk_req(&mad, peer, qpn, FK_SID);
 	IBA_SET(CM_REQ_MAX_CM_RETRIES, &mad.req, 15);
-	IBA_SET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, &mad.req, timeout);
+	IBA_SET(CM_REQ_LOCAL_CM_RESPONSE_TIMEOUT, &mad.req, 31);
 	fk_receive(fk, &mad);
 	id = fk_last_event(fk)->id;
 	KUNIT_ASSERT_EQ(fk->test, fk_send_rep(id), 0);
@@ -448,8 +443,8 @@ static void destroyed_connections_retry_few_dreqs(struct kunit *test)
 			0);
 	cm_destroy_window = 1;
 	fk_listen(fk);
-	a = fk_passive_conn(fk, FK_PEER_ID, FK_PEER_QPN, 31);
-	b = fk_passive_conn(fk, FK_PEER_ID + 1, FK_PEER_QPN + 1, 31);
+	a = fk_passive_conn(fk, FK_PEER_ID, FK_PEER_QPN);
+	b = fk_passive_conn(fk, FK_PEER_ID + 1, FK_PEER_QPN + 1);
 
 	fk_destroy(fk, a);
 	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
