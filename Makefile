@@ -140,9 +140,11 @@ check:
 
 # The long runs: fuzzing (a million hostile MADs), loss (five rounds of
 # lossy_wire) and an NVMe-oF target re-created under I/O (nvme_recreate),
-# on our module and then on the stock one; not part of "make check".  Results in out/vm/stress-MODE/.  STRESS_ARGS="IBCM_FUZZ_RATE=0
+# on our module and then on the stock one; not part of "make check".
+# Results in out/vm/stress-MODE/.  STRESS_ARGS="IBCM_FUZZ_RATE=0
 # IBCM_NETEM_ROUNDS=10 ..." sets the tests' parameters.  KERNEL=debug or
-# kcsan: on that kernel and its stock baseline, in out/vm/stress-KERNEL-MODE/.
+# kcsan: on that kernel and its stock baseline, in
+# out/vm/stress-KERNEL-MODE/.
 STRESS := $(SRC)/tools/testing/selftests/ib_cm/stress/fuzz_long.sh \
 	$(SRC)/tools/testing/selftests/ib_cm/stress/lossy_long.sh \
 	$(SRC)/tools/testing/selftests/ib_cm/stress/nvme_recreate.sh
