@@ -18,11 +18,8 @@
 # three to five hours per module: there the default is 50000, 10 to 17
 # minutes.  Stop 38 on KCSAN: a million had not been sent after 53 minutes.
 # ibcm-timeout: 3000
-if [ "${IBCM_TIMEOUT_SCALE:-1}" -gt 1 ]; then
-	export IBCM_FUZZ_COUNT=${IBCM_FUZZ_COUNT:-50000}
-else
-	export IBCM_FUZZ_COUNT=${IBCM_FUZZ_COUNT:-1000000}
-fi
+count=$((${IBCM_TIMEOUT_SCALE:-1} > 1 ? 50000 : 1000000))
+export IBCM_FUZZ_COUNT=${IBCM_FUZZ_COUNT:-$count}
 export IBCM_FUZZ_SEED=${IBCM_FUZZ_SEED:-2}
 export IBCM_FUZZ_ACCEPT_EVERY=${IBCM_FUZZ_ACCEPT_EVERY:-16}
 export IBCM_FUZZ_RATE=${IBCM_FUZZ_RATE:-2500}
