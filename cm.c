@@ -3880,9 +3880,9 @@ static void cm_recv_rtu(struct cm_id_priv *p, struct cm_work *work)
 }
 
 /*
- * An MRA gives the peer @timeout_ms more (as far as the policy allows):
- * the message it acknowledges, the id's outstanding one, is resent only
- * after that.  False when there is
+ * The id's outstanding message waits @timeout_ms from now (as far as the
+ * policy allows), and so does each resend of it: an MRA gives the peer
+ * that much more, destroy cuts a DREQ's wait to it.  False when there is
  * no such message or its send was already done.
  */
 static bool cm_extend_msg(struct cm_id_priv *p, int timeout_ms)
@@ -5571,7 +5571,9 @@ EXPORT_SYMBOL(ib_send_cm_rtu);
  * for the DREP (IBA's encoding: rdma_cm's own 20, 4096 ms as
  * cm_iba_to_ms() converts it), whatever the peer's REQ said it may take:
  * a peer that claims hours must not hold the id, nor its place in the
- * window.  The active side's wait is its consumer's, not the peer's.
+ * window.  The active side's wait is its consumer's, not the peer's.  A
+ * user's DREQ that is out when the id is destroyed waits no longer either
+ * (cm_limit_sent_dreq()).
  */
 #define CM_DESTROY_TIMEOUT	20
 static unsigned int cm_destroy_window = 128;
@@ -5595,6 +5597,24 @@ static void cm_limit_destroy_dreq(struct cm_id_priv *p,
 		atomic_dec(&port->destroy_dreqs);
 		p->max_cm_retries = 0;
 	}
+}
+
+/*
+ * Destroyed in DREQ_SENT: the user's DREQ is out already, on the CM agent
+ * with its own retries, and goes on so; but a wait the peer set is cut
+ * from now on to CM_DESTROY_TIMEOUT's, as for the DREQ destroy sends
+ * itself.  p->lock held.
+ */
+static void cm_limit_sent_dreq(struct cm_id_priv *p)
+{
+	int cap = cm_iba_to_ms(CM_DESTROY_TIMEOUT);
+
+	lockdep_assert_held(&p->lock);
+	if (!p->timeout_is_peers)
+		return;
+	p->timeout_ms = min(p->timeout_ms, cap);
+	if (p->msg_timeout_ms > cap)
+		cm_extend_msg(p, cap);
 }
 
 /*
@@ -6003,6 +6023,7 @@ static void cm_wind_down_locked(struct cm_id_priv *p, int err)
 		break;
 	case IB_CM_DREQ_SENT:
 		/* The user's DREQ goes on being retried, as above. */
+		cm_limit_sent_dreq(p);
 		cm_forget_remote_qp(p);
 		break;
 	case IB_CM_TIMEWAIT:

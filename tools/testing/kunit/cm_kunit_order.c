@@ -465,6 +465,40 @@ static void destroyed_connections_retry_few_dreqs(struct kunit *test)
 }
 
 /*
+ * rdma_cm's usual order, rdma_disconnect() and then rdma_destroy_id(): the
+ * user's DREQ is out when the id is destroyed.  It goes on being retried
+ * (on the CM agent, with its own retries), but from then on each wait is
+ * CM_DESTROY_TIMEOUT's at most: a peer that says it may take 2.3 hours
+ * keeps the destroyed id for about a minute, not for 16 times that.
+ */
+static void dreq_out_at_destroy_waits_are_capped(struct kunit *test)
+{
+	struct fk *fk = test->priv;
+	u32 cap = cm_iba_to_ms(CM_DESTROY_TIMEOUT);
+	struct cm_id_priv *p;
+	struct ib_cm_id *id;
+
+	fk_listen(fk);
+	id = fk_passive_conn(fk, FK_PEER_ID, FK_PEER_QPN);
+	p = to_priv(id);
+	KUNIT_ASSERT_EQ(test, ib_send_cm_dreq(id, NULL, 0), 0);
+	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->timeout_ms,
+			(u32)cm_iba_to_ms(31));
+	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->buf.retries, 15);
+
+	fk_destroy(fk, id);
+	KUNIT_ASSERT_NOT_NULL(test, fk_tracked(fk));
+	KUNIT_EXPECT_EQ(test, fk_tracked(fk)->timeout_ms, cap);
+	spin_lock_irq(&p->lock);
+	KUNIT_EXPECT_EQ(test, (u32)p->msg_timeout_ms, cap);
+	spin_unlock_irq(&p->lock);
+
+	KUNIT_EXPECT_TRUE(test, fk_time_out(fk));
+	KUNIT_EXPECT_NULL(test, fk_tracked(fk));
+}
+
+/*
  * Answering a REQ that makes no connection (here a stale one's REJ) may
  * wait for the sender's address too: the listener's other REQs go on.
  */
@@ -544,6 +578,7 @@ static struct kunit_case fk_order_cases[] = {
 	KUNIT_CASE(sidr_req_waiting_on_a_replaced_listener_goes_to_the_new_one),
 	KUNIT_CASE(late_rej_of_our_req_leaves_an_established_id),
 	KUNIT_CASE(destroyed_connections_retry_few_dreqs),
+	KUNIT_CASE(dreq_out_at_destroy_waits_are_capped),
 	KUNIT_CASE_SLOW(slow_address_holds_up_no_other_req),
 	KUNIT_CASE_SLOW(slow_answer_holds_up_no_other_req),
 	KUNIT_CASE_SLOW(slow_sidr_address_holds_up_no_req),
