@@ -90,13 +90,19 @@ gave_up() {
 
 # cm_settled: the CM waits for nothing: every live id is connected, and
 # there is one at least (ours; stock lists no ids, so it is taken as so).
+# What keeps it from being so is logged.  The flags may be followed by an
+# id's timing (a destroyed id retrying its DREQ).
 cm_settled() {
 	[ -e "$CM_IDS" ] || return 0
 	tail -n +2 "$CM_IDS" | awk '
-		/ (destroyed|listener)$/ || / timewait( |$)/ { next }
+		/ (destroyed|listener|timewait)( |$)/ { next }
 		$3 == "ESTABLISHED" { up++; next }
-		{ other++ }
-		END { exit !(up > 0 && other == 0) }'
+		{ other++; print "# not settled: " $0 }
+		END {
+			if (!up)
+				print "# not settled: no connection is up"
+			exit !(up > 0 && other == 0)
+		}'
 }
 
 # timed NAME CMD...: run a client, line-buffered so that even a killed one
