@@ -5578,15 +5578,22 @@ EXPORT_SYMBOL(ib_send_cm_rtu);
 #define CM_DESTROY_TIMEOUT	20
 static unsigned int cm_destroy_window = 128;
 
+/* A destroyed id's wait that the peer set: CM_DESTROY_TIMEOUT's at most. */
+static void cm_cut_destroyed_wait(struct cm_id_priv *p)
+{
+	lockdep_assert_held(&p->lock);
+	if (p->timeout_is_peers)
+		p->timeout_ms = min(p->timeout_ms,
+				    cm_iba_to_ms(CM_DESTROY_TIMEOUT));
+}
+
 static void cm_limit_destroy_dreq(struct cm_id_priv *p,
 				  struct ib_mad_send_buf *msg)
 {
 	struct cm_port *port = cm_msg_ah(msg)->port;
 
 	lockdep_assert_held(&p->lock);
-	if (p->timeout_is_peers)
-		p->timeout_ms = min(p->timeout_ms,
-				    cm_iba_to_ms(CM_DESTROY_TIMEOUT));
+	cm_cut_destroyed_wait(p);
 	if (atomic_inc_return(&port->destroy_dreqs) <=
 	    READ_ONCE(cm_destroy_window)) {
 		p->max_cm_retries = min_t(u8, p->max_cm_retries,
@@ -5607,14 +5614,11 @@ static void cm_limit_destroy_dreq(struct cm_id_priv *p,
  */
 static void cm_limit_sent_dreq(struct cm_id_priv *p)
 {
-	int cap = cm_iba_to_ms(CM_DESTROY_TIMEOUT);
-
 	lockdep_assert_held(&p->lock);
-	if (!p->timeout_is_peers)
-		return;
-	p->timeout_ms = min(p->timeout_ms, cap);
-	if (p->msg_timeout_ms > cap)
-		cm_extend_msg(p, cap);
+	cm_cut_destroyed_wait(p);
+	/* Only a wait the peer set is longer than timeout_ms now. */
+	if (p->msg_timeout_ms > p->timeout_ms)
+		cm_extend_msg(p, p->timeout_ms);
 }
 
 /*
