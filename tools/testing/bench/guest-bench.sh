@@ -89,6 +89,17 @@ swap_to() {
 
 # ---- cmtime -----------------------------------------------------------------
 
+# retries: CM retransmissions on both devices since the last snap.
+retries() {
+	local d m r=0
+	for d in rxe0 rxe1; do
+		for m in $CM_MSGS; do
+			r=$((r + $(delta "$d" cm_tx_retries "$m")))
+		done
+	done
+	echo $r
+}
+
 # cmtime_opts N: cmtime's options for N connections: above BENCH_QPS_MAX
 # its QPs pass only sleeps instead of making QPs (-m 0).
 cmtime_opts() {
@@ -127,8 +138,16 @@ full_connect() {
 	awk '/^full connect/ { printf "%s%s", sep, $3; sep = " / " }' "$1"
 }
 
+# cpu_ticks: "BUSY IDLE", the guest's CPU time in USER_HZ ticks from
+# /proc/stat.  Under icount an idle stretch costs no instructions but
+# moves the clock on to the next timer, so a run's idle ticks say how
+# much of its time was waiting (on a retry's timeout, say) and not work.
+cpu_ticks() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat
+}
+
 case_cmtime() {
-	local dir=$1 n t name what
+	local dir=$1 n t name what b0 i0 b1 i1
 	for n in $BENCH_SIZES; do
 		for t in $BENCH_THREADS; do
 			name=cmtime-$n-n$t
@@ -136,8 +155,16 @@ case_cmtime() {
 			[ -z "$(cmtime_opts "$n")" ] ||
 				echo "QPs pass not run: $n conns > BENCH_QPS_MAX=$BENCH_QPS_MAX" \
 					"(rxe0: $(limits rxe0))" >"$dir/$name.skipped"
+			snap rxe0
+			snap rxe1
+			read -r b0 i0 <<<"$(cpu_ticks)"
 			if cmtime_pair "$dir" "$name" "$n" "$t"; then
-				say "$tag: $what: full connect $(full_connect "$dir/$name.client") us/conn (QPs / no QPs)"
+				read -r b1 i1 <<<"$(cpu_ticks)"
+				printf 'cm_tx_retries %s\nbusy_ticks %s\nidle_ticks %s\n' \
+					"$(retries)" $((b1 - b0)) $((i1 - i0)) >"$dir/$name.extra"
+				say "$tag: $what: full connect $(full_connect "$dir/$name.client") us/conn" \
+					"(QPs / no QPs); $(awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }' \
+					"$dir/$name.extra")"
 			else
 				say "$tag: $what: FAILED ($?); see $dir/$name.client"
 				echo "$name" >>"$dir/cmtime.failed"
@@ -386,17 +413,6 @@ case_mem() {
 }
 
 # ---- storm ------------------------------------------------------------------
-
-# retries: CM retransmissions on both devices since the last snap.
-retries() {
-	local d m r=0
-	for d in rxe0 rxe1; do
-		for m in $CM_MSGS; do
-			r=$((r + $(delta "$d" cm_tx_retries "$m")))
-		done
-	done
-	echo $r
-}
 
 # A thousand processes, each with every provider library that libibverbs
 # finds in /etc/libibverbs.d open through 9p, would use up QEMU's file

@@ -163,6 +163,14 @@ def collect_cmtime(res, st, rnd, mod, d):
         for t in st["BENCH_THREADS"].split():
             base = os.path.join(d, "cmtime-%s-n%s" % (n, t))
             tables = cmtime_tables(base + ".client")
+            # One client process runs both passes: the run's retries and
+            # idle share are the cell's neighbours, not one pass's.
+            extra = keyvals(base + ".extra")
+            busy, idle = num(extra.get("busy_ticks")), num(extra.get("idle_ticks"))
+            run = "%s conns, -n %s, both passes" % (n, t)
+            res.add("steps", run, "CM retries", mod, rnd, num(extra.get("cm_tx_retries")))
+            if busy is not None and idle is not None and busy + idle > 0:
+                res.add("steps", run, "idle % of the run", mod, rnd, 100.0 * idle / (busy + idle))
             for pas, label in (("qps", "QPs"), ("noqps", "no QPs")):
                 case = "%s conns, -n %s, %s" % (n, t, label)
                 if pas == "qps" and os.path.exists(base + ".skipped"):
@@ -329,8 +337,8 @@ def fmt(v):
 
 
 # Counts: no ratio.
-NO_RATIO = ("CM retries", "clients failed", "MemAvailable low MiB", "REQ retries",
-            "made again", "backlog drops at node 0", "rxe send errors at node 0")
+NO_RATIO = ("CM retries", "idle % of the run", "clients failed", "MemAvailable low MiB",
+            "REQ retries", "made again", "backlog drops at node 0", "rxe send errors at node 0")
 
 
 def fmt_spread(sp):
