@@ -18,7 +18,8 @@
 #          operator would set for a fabric that restarts
 #          (max_response_timeout 17, backoff with 25 % jitter from 512 ms
 #          up to backoff_max_ms 1000): all must be back within 5 s of
-#          node 0.  The bench's fabric case measures more policies.
+#          node 0 (5 s times IBCM_TIMEOUT_SCALE on a sanitised
+#          kernel).  The bench's fabric case measures more policies.
 #
 # The bench's fabric case (make bench BENCH_CASES=fabric) runs the same at
 # the issue's sizes and puts ours and stock side by side.
@@ -31,6 +32,14 @@
 NODES=${FABRIC_NODES:-16}
 K=${FABRIC_K:-2}
 C=${FABRIC_C:-120}
+# The capped storm's bound.  When it has a tail of connections about 4 s
+# late, that is most likely a REP lost under the storm and resent after
+# the wait the client's REQ asked for (rdma_cm's 4096 ms), which the
+# policy does not shorten.  On a sanitised kernel (kernel.sh:
+# IBCM_TIMEOUT_SCALE, 3) every step is slower (one KCSAN run was back
+# after 5438 ms), so the bound scales as the clients' limits do; there it
+# is only a sanity bound, as the defaults came back within 5 s as well.
+BACK_MS=$((5000 * ${IBCM_TIMEOUT_SCALE:-1}))
 
 [ -x "$FUZZ_BIN/cm_mesh" ] || skip_all "no $FUZZ_BIN/cm_mesh (run.sh builds it)"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
@@ -58,8 +67,8 @@ if [ "$IBCM_MODE" = ours ]; then
 	FABRIC_POLICY=$FABRIC_RESTART_POLICY
 	check "storm (capped backoff): all $C connections back" \
 		fabric_storm storm-backoff "$C"
-	check "storm (capped backoff): back within 5000 ms of node 0 (${back_ms} ms)" \
-		test "$back_ms" -ge 0 -a "$back_ms" -le 5000
+	check "storm (capped backoff): back within $BACK_MS ms of node 0 (${back_ms} ms)" \
+		test "$back_ms" -ge 0 -a "$back_ms" -le "$BACK_MS"
 	FABRIC_POLICY=
 	fabric_policy
 fi
