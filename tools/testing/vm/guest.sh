@@ -114,9 +114,30 @@ stuck_tasks() {
 	echo "$prev"
 }
 
+# left_over SID: what a test left running in its session (run_test makes
+# one per test) is logged and killed, so that it cannot hold a module or a
+# device that a later test removes.  A test's servers run under timeouts
+# of their own, each in its own process group, so the session is what
+# holds them all.
+left_over() {
+	local pids p
+	pids=$(pgrep -s "$1" | xargs) || return 0
+	echo "# left running after the test, killed now: $pids"
+	for p in $pids; do
+		echo "# task $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+		sed 's/^/#   /' "/proc/$p/stack" 2>/dev/null
+	done
+	pkill -KILL -s "$1"
+	for _ in $(seq 50); do
+		pgrep -s "$1" >/dev/null || return 0
+		sleep 0.2
+	done
+	echo "# still there 10s after SIGKILL: $(pgrep -s "$1" | xargs)"
+}
+
 # run_test SCRIPT OF: run one test, the n-th of OF.
 run_test() {
-	local t=$1 name rc line start limit stuck p
+	local t=$1 name rc line start limit stuck p sid
 	name=$(basename "$t" .sh)
 	n=$((n + 1))
 	if [ -n "$wedged" ]; then
@@ -131,7 +152,13 @@ run_test() {
 	echo "test $name: start $(date +%T)"
 	progress "vm: test $((n - 1)) of $2, $name, started"
 	start=$(date +%s)
-	IBCM_MODE=$mode timeout "$limit" "$t" >"$out/tests/$name.log" 2>&1
+	# A background job of this shell leads no process group, so setsid
+	# makes the test a session of its own in place: its pid is the
+	# session's id.
+	IBCM_MODE=$mode setsid -w timeout "$limit" "$t" \
+		>"$out/tests/$name.log" 2>&1 &
+	sid=$!
+	wait "$sid"
 	rc=$?
 	echo "test $name: rc $rc after $(($(date +%s) - start))s"
 	if [ $rc = 124 ]; then
@@ -154,6 +181,7 @@ run_test() {
 			} >>"$out/tests/$name.log"
 		fi
 	fi
+	left_over "$sid" >>"$out/tests/$name.log"
 	case $rc in
 	0) line="ok $n - $name" ;;
 	2) line="not ok $n - $name # TODO known stock failure:$(grep -o '# TODO known stock failure:.*' "$out/tests/$name.log" | sort -u | cut -d: -f2- | tr '\n' ' ')" ;;

@@ -33,6 +33,17 @@ done
 if [ -e /sys/module/rdma_ucm ]; then
 	check "modprobe -r rdma_ucm" modprobe -r rdma_ucm
 fi
+if [ -e /sys/module/rdma_ucm ]; then
+	# Who holds it: a process with the rdma_cm device open.
+	log "rdma_ucm refcnt $(cat /sys/module/rdma_ucm/refcnt)"
+	for f in /proc/[0-9]*/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = /dev/infiniband/rdma_cm ] || continue
+		p=${f#/proc/}
+		p=${p%%/*}
+		log "held by $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+		stacks "$p"
+	done
+fi
 for m in ib_ipoib nvmet_rdma nvme_rdma ib_isert ib_iser ib_srpt ib_srp rdma_cm; do
 	check "modprobe -r $m" modprobe -r "$m"
 done
