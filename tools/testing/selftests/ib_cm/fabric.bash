@@ -171,8 +171,7 @@ fabric_wait_up() {
 		n=0 last=0
 		for name in "$@"; do
 			kill -0 "$(cat "$T/fabric-$name.pid")" 2>/dev/null || return 1
-			t=$(awk '$2 == "dropped" || $2 == "down" { up = "" } $2 == "up" { up = $5 }
-				END { print up }' "$T/fabric-$name.out")
+			t=$(fabric_up_at "$name")
 			[ -n "$t" ] || break
 			n=$((n + 1))
 			[ "$t" -gt "$last" ] && last=$t
@@ -184,6 +183,13 @@ fabric_wait_up() {
 		sleep 0.5
 	done
 	return 1
+}
+
+# fabric_up_at NAME: when node NAME last had all its connections up (ms
+# since the epoch), or nothing while they are not.
+fabric_up_at() {
+	awk '$2 == "dropped" || $2 == "down" { up = "" } $2 == "up" { up = $5 }
+		END { print up }' "$T/fabric-$1.out"
 }
 
 # fabric_wait_listening NAME...: every named node listens.
@@ -411,6 +417,10 @@ fabric_storm() {
 	back=$(fabric_wait_up "$FABRIC_LIMIT" "$leg-server" "${clients[@]}")
 	if [ -n "$back" ]; then
 		back_ms=$((back - t_up))
+		log "fabric $leg: each client node back after (ms):" \
+			"$(for i in "${clients[@]}"; do
+				echo $(($(fabric_up_at "$i") - t_up))
+			done | sort -n | xargs)"
 		sleep 1
 	else
 		fabric_state "$leg-server" "${clients[@]}"

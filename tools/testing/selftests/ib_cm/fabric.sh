@@ -17,9 +17,10 @@
 #          after node 0 is back.  Ours then again with the policy an
 #          operator would set for a fabric that restarts
 #          (max_response_timeout 17, backoff with 25 % jitter from 512 ms
-#          up to backoff_max_ms 1000): all must be back within 5 s of
-#          node 0 (5 s times IBCM_TIMEOUT_SCALE on a sanitised
-#          kernel).  The bench's fabric case measures more policies.
+#          up to backoff_max_ms 1000): all must be back within 6.5 s
+#          of node 0 (times IBCM_TIMEOUT_SCALE on a sanitised kernel;
+#          see BACK_MS).  The bench's fabric case measures more
+#          policies.
 #
 # The bench's fabric case (make bench BENCH_CASES=fabric) runs the same at
 # the issue's sizes and puts ours and stock side by side.
@@ -32,14 +33,17 @@
 NODES=${FABRIC_NODES:-16}
 K=${FABRIC_K:-2}
 C=${FABRIC_C:-120}
-# The capped storm's bound.  When it has a tail of connections about 4 s
-# late, that is most likely a REP lost under the storm and resent after
-# the wait the client's REQ asked for (rdma_cm's 4096 ms), which the
-# policy does not shorten.  On a sanitised kernel (kernel.sh:
-# IBCM_TIMEOUT_SCALE, 3) every step is slower (one KCSAN run was back
-# after 5438 ms), so the bound scales as the clients' limits do; there it
-# is only a sanity bound, as the defaults came back within 5 s as well.
-BACK_MS=$((5000 * ${IBCM_TIMEOUT_SCALE:-1}))
+# The capped storm's bound.  Most clients are back within about a
+# second, but a tail about 4 s late is common (4618 and 4961 ms in two
+# of four CI runs on Debian's kernel): most likely a REP lost under the
+# storm and resent after the wait the client's REQ asked for (rdma_cm's
+# 4096 ms, plus up to 25 % jitter: 5120 ms), which the policy does not
+# shorten.  So the bound is that resend and 1.4 s to spare; the log line
+# "each client node back after" shows the spread.  On a sanitised
+# kernel (kernel.sh: IBCM_TIMEOUT_SCALE, 3) every step is slower (one
+# KCSAN run was back after 5438 ms), so the bound scales as the clients'
+# limits do; there it is only a sanity bound.
+BACK_MS=$((6500 * ${IBCM_TIMEOUT_SCALE:-1}))
 
 [ -x "$FUZZ_BIN/cm_mesh" ] || skip_all "no $FUZZ_BIN/cm_mesh (run.sh builds it)"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
