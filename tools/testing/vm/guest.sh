@@ -114,6 +114,12 @@ stuck_tasks() {
 	echo "$prev"
 }
 
+# show_task PID: a task's command line and kernel stack, for a test's log.
+show_task() {
+	echo "# task $1: $(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)"
+	sed 's/^/#   /' "/proc/$1/stack" 2>/dev/null
+}
+
 # left_over SID: what a test left running in its session (run_test makes
 # one per test) is logged and killed, so that it cannot hold a module or a
 # device that a later test removes.  A test's servers run under timeouts
@@ -124,8 +130,7 @@ left_over() {
 	pids=$(pgrep -s "$1" | xargs) || return 0
 	echo "# left running after the test, killed now: $pids"
 	for p in $pids; do
-		echo "# task $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
-		sed 's/^/#   /' "/proc/$p/stack" 2>/dev/null
+		show_task "$p"
 	done
 	pkill -KILL -s "$1"
 	for _ in $(seq 50); do
@@ -175,8 +180,7 @@ run_test() {
 			{
 				echo "# still in state D 30s after the timeout, so no later test runs:"
 				for p in $stuck; do
-					echo "# task $p $(cat "/proc/$p/comm" 2>/dev/null):"
-					sed 's/^/#   /' "/proc/$p/stack" 2>/dev/null
+					show_task "$p"
 				done
 			} >>"$out/tests/$name.log"
 		fi
