@@ -376,7 +376,7 @@ fabric_cut() {
 }
 
 fabric_storm() {
-	local leg=$1 c=$2 i n per clients=() mac t_up back retries0 req_retries0 drops0
+	local leg=$1 c=$2 i n per clients=() mac t_up t_open back retries0 req_retries0 drops0
 	fabric_leg_start
 	# Every client knows node 0's MAC address, and node 0 the clients':
 	# no ARP while node 0 is cut off, only the CM's resends.
@@ -428,15 +428,18 @@ fabric_storm() {
 	fabric_signal USR1 "${clients[@]}"
 	fabric_wait_listening "$leg-server"
 	sleep "$FABRIC_DOWN_S"
-	# Node 0 is back from the moment its link is given back: on a
-	# sanitised kernel tc itself can take over a second, during which
-	# clients were seen to come back.
+	# Node 0 is back from the moment its link is given back, somewhere
+	# between t_up and t_open: on a sanitised kernel the two runs of tc
+	# can take seconds, and clients were seen back before the second
+	# ended.  So back_ms counts from t_up, which is never after it.
 	t_up=$(($(date +%s%N) / 1000000))
 	fabric_cut
+	t_open=$(($(date +%s%N) / 1000000))
 	back=$(fabric_wait_up "$FABRIC_LIMIT" "$leg-server" "${clients[@]}")
 	if [ -n "$back" ]; then
 		back_ms=$((back - t_up))
-		log "fabric $leg: each client node back after (ms):" \
+		log "fabric $leg: node 0's link given back in $((t_open - t_up)) ms;" \
+			"each client node back after (ms):" \
 			"$(for i in "${clients[@]}"; do
 				echo $(($(fabric_up_at "$i") - t_up))
 			done | sort -n | xargs)"
