@@ -68,8 +68,8 @@ fabric_up() {
 		ip -n "$ns" link set "fv$i" up
 		ip -n "$ns" link set lo up
 		# Node 0's link gets its netem now, before its rxe device
-		# sends anything: see fabric_cut.
-		if [ "$i" = 0 ] && ! fabric_cut_install; then
+		# sends anything: see fabric_netem.
+		if [ "$i" = 0 ] && ! fabric_netem add; then
 			log "fabric: cannot put netem on node 0's link (no CONFIG_NET_SCH_NETEM?)"
 			return 1
 		fi
@@ -351,28 +351,28 @@ fabric_peak() {
 		}' "$1"
 }
 
-# fabric_cut_install: a netem that passes everything on both ends of
-# node 0's link (fb0 and fv0), for fabric_cut to change.  While a root
-# qdisc is added or deleted, the device sends through the noop qdisc,
-# which drops the packet and returns NET_XMIT_CN; rxe takes any non-zero
-# return for a failed send and moves the QP to the error state, so node
-# 0's QP1 was dead for the rest of the leg.  Seen once on the debug
-# kernel, where the delete took over a second: fv0 "TX dropped 1",
-# send_err 1, and no REP of the capped storm left node 0.  Changing a
-# netem's parameters swaps nothing.  Its queue limit is raised because a
-# full netem queue refuses a packet too.
-fabric_cut_install() {
-	tc qdisc add dev fb0 root netem limit 100000 &&
-		tc -n "$(fabric_ns 0)" qdisc add dev fv0 root netem limit 100000
+# fabric_netem VERB [NETEM...]: "tc qdisc VERB" node 0's netem on both
+# ends of its link (fb0 and fv0).  fabric_up adds one that passes
+# everything before node 0's rxe device exists, and fabric_cut only
+# changes it.  While a root qdisc is added or deleted, the device sends
+# through the noop qdisc, which drops the packet and returns
+# NET_XMIT_CN; rxe takes any non-zero return for a failed send and moves
+# the QP to the error state, so node 0's QP1 was dead for the rest of
+# the leg.  Seen once on the debug kernel, where the delete took over a
+# second: fv0 "TX dropped 1", send_err 1, and no REP of the capped storm
+# left node 0.  Changing a netem's parameters swaps nothing.  Its queue
+# limit is raised because a full netem queue refuses a packet too.
+fabric_netem() {
+	local verb=$1
+	shift
+	tc qdisc "$verb" dev fb0 root netem limit 100000 "$@" &&
+		tc -n "$(fabric_ns 0)" qdisc "$verb" dev fv0 root netem limit 100000 "$@"
 }
 
 # fabric_cut [NETEM...]: node 0's traffic both ways through netem NETEM
 # ("loss 100%": cut off), or back to normal without.
 fabric_cut() {
-	local ns0
-	ns0=$(fabric_ns 0)
-	tc qdisc change dev fb0 root netem limit 100000 "$@"
-	tc -n "$ns0" qdisc change dev fv0 root netem limit 100000 "$@"
+	fabric_netem change "$@"
 }
 
 fabric_storm() {
