@@ -44,8 +44,11 @@ unset _rounds _cases _sizes _threads
 BENCH_QPS_MAX=${BENCH_QPS_MAX:-10000}
 # Before the recorded cases of each visit of a module, an unrecorded
 # cmtime of this many connections (0: none): the first run after loading
-# a module is slower (22 % seen on the QPs pass).
+# a module is slower (22 % seen on the QPs pass).  The first visit of a
+# boot also warms up at each larger size of BENCH_SIZES.
 BENCH_WARMUP=${BENCH_WARMUP:-1000}
+# The least pause of cmtime's client after each pass (cmsettle.c); 0: none.
+BENCH_SETTLE_MS=${BENCH_SETTLE_MS:-2000}
 # The perf profile (the CM's share) is taken over one cmtime run of this
 # many connections; the more, the smaller the sampling error.
 BENCH_PERF_CONNS=${BENCH_PERF_CONNS:-3000}
@@ -76,7 +79,7 @@ BENCH_ICOUNT_OPTS=${BENCH_ICOUNT_OPTS:--icount shift=1,sleep=off}
 BENCH_CLOCK=${BENCH_CLOCK:-}
 
 BENCH_VARS="BENCH_MODE BENCH_CLOCK BENCH_ROUNDS BENCH_CASES BENCH_SIZES
-	BENCH_THREADS BENCH_QPS_MAX BENCH_WARMUP BENCH_PERF_CONNS
+	BENCH_THREADS BENCH_QPS_MAX BENCH_WARMUP BENCH_SETTLE_MS BENCH_PERF_CONNS
 	BENCH_COUNT_CONNS BENCH_MEM_CONNS BENCH_STORM BENCH_STORM_CONNS
 	BENCH_FABRIC_NODES BENCH_FABRIC_K BENCH_FABRIC_STORM
 	BENCH_MEMORY BENCH_TIMEOUT BENCH_ICOUNT_OPTS"

@@ -10,7 +10,9 @@
 # OUT/rROUND-MODULE/:
 #   warmup/     the unrecorded cmtime run that each visit starts with
 #   cmtime-N-nT.{client,server}  cmtime across the two namespaces;
-#               cmtime-N-nT.skipped  why its QPs pass was not run
+#               cmtime-N-nT.skipped  why its QPs pass was not run;
+#               cmtime-N-nT.extra  the run's CM retries, CPU ticks and
+#               cmsettle's pauses
 #   perf/       a profile of one cmtime run (see profile.py)
 #   counts/     perf stat and tracepoint records over one cmtime run
 #               (see counts.py)
@@ -122,7 +124,12 @@ cmtime_pair() {
 		wait "$spid"
 		return 1
 	fi
-	"$@" timeout "$limit" cmtime -B veth0 -C "$IP1" "${opts[@]}" -c "$n" -n "$t" \
+	# cmsettle.so: a pause at the end of each of the client's passes (its
+	# warm-up connection, N with QPs, N without), until what they leave
+	# behind has run out, before the next pass starts its clock.
+	"$@" timeout "$limit" env LD_PRELOAD="$out/cmsettle.so" CMSETTLE_MS="$BENCH_SETTLE_MS" \
+		CMSETTLE_AT="1 $((1 + n)) $((1 + 2 * n))" \
+		cmtime -B veth0 -C "$IP1" "${opts[@]}" -c "$n" -n "$t" \
 		-p "$OOB_PORT" >"$dir/$name.client" 2>&1
 	rc=$?
 	# Without its client the server would wait for it until its timeout.
@@ -139,11 +146,24 @@ full_connect() {
 }
 
 # cpu_ticks: "BUSY IDLE", the guest's CPU time in USER_HZ ticks from
-# /proc/stat.  Under icount an idle stretch costs no instructions but
-# moves the clock on to the next timer, so a run's idle ticks say how
+# /proc/stat (steal, when the vCPU did not run, is neither).  Under
+# icount an idle stretch costs no instructions but moves the clock on to
+# the next timer, so a run's idle ticks outside cmsettle's pauses say how
 # much of its time was waiting (on a retry's timeout, say) and not work.
 cpu_ticks() {
-	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat
+}
+
+# settle FILE: cmsettle's pauses in a cmtime client's output: their
+# length in all ("settle_ms MS") and the CPU ticks used during each, at
+# the end of the warm-up, the QPs pass and the no-QPs pass
+# ("settle_ticks A/B/C").
+settle() {
+	awk '/^cmsettle: / && match($0, /paused [0-9]+ ms, -?[0-9]+ busy/) {
+		split(substr($0, RSTART, RLENGTH), f, " ")
+		ms += f[2]; ticks = ticks sep (f[4] + 0); sep = "/"
+	}
+	END { printf "settle_ms %d\nsettle_ticks %s\n", ms, ticks }' "$1"
 }
 
 case_cmtime() {
@@ -160,8 +180,11 @@ case_cmtime() {
 			read -r b0 i0 <<<"$(cpu_ticks)"
 			if cmtime_pair "$dir" "$name" "$n" "$t"; then
 				read -r b1 i1 <<<"$(cpu_ticks)"
-				printf 'cm_tx_retries %s\nbusy_ticks %s\nidle_ticks %s\n' \
-					"$(retries)" $((b1 - b0)) $((i1 - i0)) >"$dir/$name.extra"
+				{
+					printf 'cm_tx_retries %s\nbusy_ticks %s\nidle_ticks %s\n' \
+						"$(retries)" $((b1 - b0)) $((i1 - i0))
+					settle "$dir/$name.client"
+				} >"$dir/$name.extra"
 				say "$tag: $what: full connect $(full_connect "$dir/$name.client") us/conn" \
 					"(QPs / no QPs); $(awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }' \
 					"$dir/$name.extra")"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host side of "make bench", before the VM boots (run.sh --bench calls it):
-# record the settings for the guest and build its helpers, cmhold and
-# stormgate.so, in the sid root.
+# record the settings for the guest and build its helpers, cmhold,
+# stormgate.so and cmsettle.so, in the sid root.
 #
 # usage: prepare.sh OUT
 set -euo pipefail
@@ -17,3 +17,5 @@ bench_settings >"$out/settings.sh"
 	"$here/cmhold.c" -lrdmacm
 "$here/../vm/inroot.sh" gcc-16 -O2 -Wall -Wextra -shared -fPIC \
 	-o "$out/stormgate.so" "$here/stormgate.c"
+"$here/../vm/inroot.sh" gcc-16 -O2 -Wall -Wextra -shared -fPIC \
+	-o "$out/cmsettle.so" "$here/cmsettle.c"

@@ -158,6 +158,27 @@ def visits(out):
     return sorted(found)
 
 
+# /proc/stat's unit, USER_HZ, is 100 on x86.
+TICK_US = 10000
+
+
+def collect_run(res, rnd, mod, n, case, extra):
+    """A cmtime run's CM retries, its idle share outside cmsettle's pauses
+    and the work each pause saw (what the pass before it left behind)."""
+    res.add("steps", case, "CM retries", mod, rnd, num(extra.get("cm_tx_retries")))
+    busy, idle = num(extra.get("busy_ticks")), num(extra.get("idle_ticks"))
+    pause = (num(extra.get("settle_ms")) or 0) * 1000 / TICK_US
+    ticks = [num(x) for x in extra.get("settle_ticks", "").split("/") if x]
+    pause_busy = sum(x for x in ticks if x is not None and x > 0)
+    if busy is not None and idle is not None and busy + idle - pause > 0:
+        res.add("steps", case, "idle % outside the pauses", mod, rnd,
+                max(0.0, 100.0 * (idle - (pause - pause_busy)) / (busy + idle - pause)))
+    for i, label in ((1, "after the QPs pass"), (2, "after the no-QPs pass")):
+        if len(ticks) > i and ticks[i] is not None and ticks[i] >= 0:
+            res.add("steps", case, "work left %s us/conn" % label, mod, rnd,
+                    ticks[i] * TICK_US / n)
+
+
 def collect_cmtime(res, st, rnd, mod, d):
     for n in st["BENCH_SIZES"].split():
         for t in st["BENCH_THREADS"].split():
@@ -165,12 +186,8 @@ def collect_cmtime(res, st, rnd, mod, d):
             tables = cmtime_tables(base + ".client")
             # One client process runs both passes: the run's retries and
             # idle share are the cell's neighbours, not one pass's.
-            extra = keyvals(base + ".extra")
-            busy, idle = num(extra.get("busy_ticks")), num(extra.get("idle_ticks"))
-            run = "%s conns, -n %s, both passes" % (n, t)
-            res.add("steps", run, "CM retries", mod, rnd, num(extra.get("cm_tx_retries")))
-            if busy is not None and idle is not None and busy + idle > 0:
-                res.add("steps", run, "idle % of the run", mod, rnd, 100.0 * idle / (busy + idle))
+            collect_run(res, rnd, mod, int(n), "%s conns, -n %s, whole run" % (n, t),
+                        keyvals(base + ".extra"))
             for pas, label in (("qps", "QPs"), ("noqps", "no QPs")):
                 case = "%s conns, -n %s, %s" % (n, t, label)
                 if pas == "qps" and os.path.exists(base + ".skipped"):
@@ -337,7 +354,7 @@ def fmt(v):
 
 
 # Counts: no ratio.
-NO_RATIO = ("CM retries", "idle % of the run", "clients failed", "MemAvailable low MiB",
+NO_RATIO = ("CM retries", "idle % outside the pauses", "clients failed", "MemAvailable low MiB",
             "REQ retries", "made again", "backlog drops at node 0", "rxe send errors at node 0")
 
 

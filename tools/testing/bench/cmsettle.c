@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmsettle.so - preloaded into cmtime's client by guest-bench.sh.
+ *
+ * cmtime runs its passes (a warm-up of one connection, the QPs pass, the
+ * no-QPs pass) in one process, each right after the other.  Work that
+ * one pass leaves behind then runs inside the next pass's timed steps,
+ * earlier or later from run to run: at 10,000 connections under icount
+ * one resolve step of the no-QPs pass took about 0.35 s longer than
+ * usual in every round of stock and in one of three of ours.  What that
+ * work is has not been shown (timewait records expiring, or RCU and
+ * deferred frees after 10,000 destroys).
+ *
+ * This makes the client pause at the end of each pass, in the
+ * rdma_destroy_id() of the pass's last id, whose count among cmtime's ids
+ * is in $CMSETTLE_AT (blank-separated: 1, 1 + N and 1 + 2N for N
+ * connections), before it starts the next pass's clock; its server waits
+ * for it meanwhile.  The pause lasts at least $CMSETTLE_MS milliseconds
+ * and then until a quarter of a second passes with at most one tick of
+ * CPU time used in the whole guest (/proc/stat), for at most
+ * SETTLE_MAX_MS.  Under icount an idle guest costs no instructions and
+ * its clock runs on to the next timer, so the pause is free.  The
+ * leftovers then run outside every timed step but "destroy id" (which
+ * includes the pause), and after the last pass while a profiler that
+ * runs as long as the client still records them.  Each pause is reported
+ * on stderr with the CPU ticks used during it: the work it kept out of
+ * the next pass, which belongs to the module's cost all the same.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rdma/rdma_cma.h>
+
+#define SETTLE_STEP_MS	250
+#define SETTLE_MAX_MS	10000
+
+typedef int destroy_fn(struct rdma_cm_id *);
+
+/* Whether @n is one of the blank-separated counts in @list. */
+static int listed(const char *list, unsigned long n)
+{
+	char *end;
+
+	while (list && *list) {
+		if (strtoul(list, &end, 10) == n && end != list)
+			return 1;
+		if (end == list)
+			return 0;
+		list = end + strspn(end, " ");
+	}
+	return 0;
+}
+
+/*
+ * The guest's CPU time but idle, iowait and steal (time the vCPU did not
+ * run), in USER_HZ ticks; -1 on error.
+ */
+static long long busy_ticks(void)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return -1;
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n != 8)
+		return -1;
+	return v[0] + v[1] + v[2] + v[5] + v[6];
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000L };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+static void settle(unsigned long count, long least_ms)
+{
+	long long first = busy_ticks(), before, now;
+	long ms = least_ms;
+	int quiet;
+
+	sleep_ms(least_ms);
+	now = busy_ticks();
+	do {
+		before = now;
+		sleep_ms(SETTLE_STEP_MS);
+		ms += SETTLE_STEP_MS;
+		now = busy_ticks();
+		quiet = before < 0 || now < 0 || now - before <= 1;
+	} while (!quiet && ms < SETTLE_MAX_MS);
+	fprintf(stderr, "cmsettle: id %lu: paused %ld ms, %lld busy ticks%s\n",
+		count, ms, first >= 0 && now >= 0 ? now - first : -1LL,
+		quiet ? "" : " (never quiet)");
+}
+
+/*
+ * cmtime destroys its ids on its main thread only, so the count needs no
+ * lock.  Only ids of cmtime's port space count: librdmacm's first
+ * rdma_getaddrinfo() creates and destroys a probe id of its own (RDMA_PS_IB)
+ * through the same entry point.
+ */
+int rdma_destroy_id(struct rdma_cm_id *id)
+{
+	static destroy_fn *real;
+	static unsigned long count;
+	const char *least = getenv("CMSETTLE_MS");
+	long ms = least ? strtol(least, NULL, 10) : 0;
+	int counted = id && id->ps == RDMA_PS_TCP;
+	int ret;
+
+	if (!real)
+		real = (destroy_fn *)dlsym(RTLD_NEXT, "rdma_destroy_id");
+	ret = real(id);
+	if (counted) {
+		count++;
+		if (ms > 0 && listed(getenv("CMSETTLE_AT"), count))
+			settle(count, ms);
+	}
+	return ret;
+}
