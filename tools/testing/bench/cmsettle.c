@@ -24,7 +24,8 @@
  * includes the pause), and after the last pass while a profiler that
  * runs as long as the client still records them.  Each pause is reported
  * on stderr with the CPU ticks used during it: the work it kept out of
- * the next pass, which belongs to the module's cost all the same.
+ * the next pass, which belongs to the module's cost all the same, and
+ * the server's destroying of its own ids, which runs meanwhile.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -158,11 +158,12 @@ cpu_ticks() {
 	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat
 }
 
-# settle FILE: cmsettle's pauses in a cmtime client's output: their
+# settle_stats FILE: cmsettle's pauses in a cmtime client's output: their
 # length in all ("settle_ms MS") and the CPU ticks used during each, at
 # the end of the warm-up, the QPs pass and the no-QPs pass
-# ("settle_ticks A/B/C").
-settle() {
+# ("settle_ticks A/B/C").  The server destroys its ids while the client
+# pauses, so a pause's ticks hold the server's teardown too.
+settle_stats() {
 	awk '/^cmsettle: / && match($0, /paused [0-9]+ ms, -?[0-9]+ busy/) {
 		split(substr($0, RSTART, RLENGTH), f, " ")
 		ms += f[2]; ticks = ticks sep (f[4] + 0); sep = "/"
@@ -185,10 +186,16 @@ case_cmtime() {
 			if cmtime_pair "$dir" "$name" "$n" "$t"; then
 				read -r b1 i1 <<<"$(cpu_ticks)"
 				{
-					printf 'cm_tx_retries %s\nbusy_ticks %s\nidle_ticks %s\n' \
-						"$(retries)" $((b1 - b0)) $((i1 - i0))
-					settle "$dir/$name.client"
+					printf 'cm_tx_retries %s\nbusy_ticks %s\nidle_ticks %s\ncpus %s\n' \
+						"$(retries)" $((b1 - b0)) $((i1 - i0)) "$(nproc)"
+					settle_stats "$dir/$name.client"
 				} >"$dir/$name.extra"
+				# ld.so only warns when it cannot preload: say so.
+				if [ "$BENCH_SETTLE_MS" -gt 0 ] &&
+					[ "$(grep -c '^cmsettle: ' "$dir/$name.client")" -lt 3 ]; then
+					say "$tag: $what: WARNING: cmsettle did not pause after" \
+						"each pass; see $dir/$name.client"
+				fi
 				say "$tag: $what: full connect $(full_connect "$dir/$name.client") us/conn" \
 					"(QPs / no QPs); $(awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }' \
 					"$dir/$name.extra")"

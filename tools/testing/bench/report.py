@@ -167,7 +167,8 @@ def collect_run(res, rnd, mod, n, case, extra):
     and the work each pause saw (what the pass before it left behind)."""
     res.add("steps", case, "CM retries", mod, rnd, num(extra.get("cm_tx_retries")))
     busy, idle = num(extra.get("busy_ticks")), num(extra.get("idle_ticks"))
-    pause = (num(extra.get("settle_ms")) or 0) * 1000 / TICK_US
+    # /proc/stat's "cpu" line sums all CPUs: a pause lasts that long on each.
+    pause = (num(extra.get("settle_ms")) or 0) * 1000 / TICK_US * (num(extra.get("cpus")) or 1)
     ticks = [num(x) for x in extra.get("settle_ticks", "").split("/") if x]
     pause_busy = sum(x for x in ticks if x is not None and x > 0)
     if busy is not None and idle is not None and busy + idle - pause > 0:
