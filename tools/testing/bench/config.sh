@@ -44,8 +44,8 @@ unset _rounds _cases _sizes _threads
 BENCH_QPS_MAX=${BENCH_QPS_MAX:-10000}
 # Before the recorded cases of each visit of a module, an unrecorded
 # cmtime of this many connections (0: none): the first run after loading
-# a module is slower (22 % seen on the QPs pass).  The first visit of a
-# boot also warms up at each larger size of BENCH_SIZES.
+# a module is slower (22 % seen on the QPs pass).  Each module's first
+# visit also warms up at each larger size of BENCH_SIZES.
 BENCH_WARMUP=${BENCH_WARMUP:-1000}
 # The least pause of cmtime's client after each pass (cmsettle.c); 0: none.
 BENCH_SETTLE_MS=${BENCH_SETTLE_MS:-2000}
