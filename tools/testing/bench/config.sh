@@ -19,9 +19,11 @@ BENCH_MODE=${BENCH_MODE:-icount}
 case $BENCH_MODE in
 icount)
 	_rounds=3 _cases="cmtime perf counts floor mem" _sizes="1000 10000 50000" _threads=1
+	_yield=1000
 	;;
 wall)
 	_rounds=5 _cases="cmtime storm fabric" _sizes="1000 10000" _threads="1 4"
+	_yield=0
 	;;
 *)
 	echo "bench: BENCH_MODE must be icount or wall, not '$BENCH_MODE'" >&2
@@ -35,7 +37,14 @@ BENCH_CASES=${BENCH_CASES:-$_cases}
 # cmtime: connections and event threads (-n), every combination.
 BENCH_SIZES=${BENCH_SIZES:-$_sizes}
 BENCH_THREADS=${BENCH_THREADS:-$_threads}
-unset _rounds _cases _sizes _threads
+# cmtime's main threads wait for each step's end in a loop of
+# sched_yield(); cmsettle.so makes such a yield a sleep of this many
+# microseconds instead (0: a real yield).  On one vCPU the yielding
+# thread otherwise takes turns with the step's work, a cost that varied
+# by 15 % between rounds at 10,000 connections; with two vCPUs it spins
+# on the other CPU as cmtime meant.
+BENCH_YIELD_US=${BENCH_YIELD_US:-$_yield}
+unset _rounds _cases _sizes _threads _yield
 # Above this many connections cmtime's QPs pass is not run, and its cell
 # in the table says so: cmtime then replaces the QPs by a sleep (-m 0)
 # and only its "no QPs" pass counts, which needs nothing but the CM's
@@ -79,7 +88,8 @@ BENCH_ICOUNT_OPTS=${BENCH_ICOUNT_OPTS:--icount shift=1,sleep=off}
 BENCH_CLOCK=${BENCH_CLOCK:-}
 
 BENCH_VARS="BENCH_MODE BENCH_CLOCK BENCH_ROUNDS BENCH_CASES BENCH_SIZES
-	BENCH_THREADS BENCH_QPS_MAX BENCH_WARMUP BENCH_SETTLE_MS BENCH_PERF_CONNS
+	BENCH_THREADS BENCH_QPS_MAX BENCH_WARMUP BENCH_SETTLE_MS BENCH_YIELD_US
+	BENCH_PERF_CONNS
 	BENCH_COUNT_CONNS BENCH_MEM_CONNS BENCH_STORM BENCH_STORM_CONNS
 	BENCH_FABRIC_NODES BENCH_FABRIC_K BENCH_FABRIC_STORM
 	BENCH_MEMORY BENCH_TIMEOUT BENCH_ICOUNT_OPTS"

@@ -120,7 +120,11 @@ cmtime_pair() {
 	shift 4
 	limit=$((CMTIME_TIMEOUT + n / 20))
 	read -ra opts <<<"$(cmtime_opts "$n")"
-	"${PEER[@]}" timeout "$limit" cmtime -B veth1 -C "$IP1" -L "${opts[@]}" \
+	# cmsettle.so in both: their waits for a step's end (sched_yield()
+	# loops) sleep BENCH_YIELD_US at a time; only the client pauses.
+	"${PEER[@]}" timeout "$limit" env LD_PRELOAD="$out/cmsettle.so" \
+		CMSETTLE_YIELD_US="$BENCH_YIELD_US" \
+		cmtime -B veth1 -C "$IP1" -L "${opts[@]}" \
 		-c "$n" -n "$t" -p "$OOB_PORT" >"$dir/$name.server" 2>&1 &
 	spid=$!
 	if ! wait_tcp_listen "$OOB_PORT" "$NS"; then
@@ -132,7 +136,7 @@ cmtime_pair() {
 	# warm-up connection, N with QPs, N without), until what they leave
 	# behind has run out, before the next pass starts its clock.
 	"$@" timeout "$limit" env LD_PRELOAD="$out/cmsettle.so" CMSETTLE_MS="$BENCH_SETTLE_MS" \
-		CMSETTLE_AT="1 $((1 + n)) $((1 + 2 * n))" \
+		CMSETTLE_AT="1 $((1 + n)) $((1 + 2 * n))" CMSETTLE_YIELD_US="$BENCH_YIELD_US" \
 		cmtime -B veth0 -C "$IP1" "${opts[@]}" -c "$n" -n "$t" \
 		-p "$OOB_PORT" >"$dir/$name.client" 2>&1
 	rc=$?
@@ -192,7 +196,7 @@ case_cmtime() {
 				} >"$dir/$name.extra"
 				# ld.so only warns when it cannot preload: say so.
 				if [ "$BENCH_SETTLE_MS" -gt 0 ] &&
-					[ "$(grep -c '^cmsettle: ' "$dir/$name.client")" -lt 3 ]; then
+					[ "$(grep -c '^cmsettle: id ' "$dir/$name.client")" -lt 3 ]; then
 					say "$tag: $what: WARNING: cmsettle did not pause after" \
 						"each pass; see $dir/$name.client"
 				fi
