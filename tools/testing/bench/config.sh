@@ -40,9 +40,10 @@ BENCH_THREADS=${BENCH_THREADS:-$_threads}
 # cmtime's main threads wait for each step's end in a loop of
 # sched_yield(); cmsettle.so makes such a yield a sleep of this many
 # microseconds instead (0: a real yield).  On one vCPU the yielding
-# thread otherwise takes turns with the step's work, a cost that varied
-# by 15 % between rounds at 10,000 connections; with two vCPUs it spins
-# on the other CPU as cmtime meant.
+# threads take turns with the step's work: at 10,000 connections with
+# QPs the rounds of one module then spread by 12 %, with 1 ms sleeps by
+# 3 % at most.  The wall mode keeps cmtime's yields (its effect on two
+# vCPUs was not measured).
 BENCH_YIELD_US=${BENCH_YIELD_US:-$_yield}
 unset _rounds _cases _sizes _threads _yield
 # Above this many connections cmtime's QPs pass is not run, and its cell

@@ -115,15 +115,18 @@ cmtime_opts() {
 # cmtime_pair DIR NAME N THREADS [WRAPPER...]: cmtime's server (the OOB
 # root) in the peer namespace on rxe1, its client here on rxe0, with
 # WRAPPER before the client's command.  Output in DIR/NAME.{server,client}.
+# cmsettle.so is preloaded into both: their waits for a step's end
+# (sched_yield() loops) sleep BENCH_YIELD_US at a time, and the client
+# pauses at the end of each of its passes (its warm-up connection, N with
+# QPs, N without) until what they leave behind has run out, before the
+# next pass starts its clock.
 cmtime_pair() {
-	local dir=$1 name=$2 n=$3 t=$4 spid rc src limit opts
+	local dir=$1 name=$2 n=$3 t=$4 spid rc src limit opts preload
 	shift 4
 	limit=$((CMTIME_TIMEOUT + n / 20))
 	read -ra opts <<<"$(cmtime_opts "$n")"
-	# cmsettle.so in both: their waits for a step's end (sched_yield()
-	# loops) sleep BENCH_YIELD_US at a time; only the client pauses.
-	"${PEER[@]}" timeout "$limit" env LD_PRELOAD="$out/cmsettle.so" \
-		CMSETTLE_YIELD_US="$BENCH_YIELD_US" \
+	preload=(env LD_PRELOAD="$out/cmsettle.so" CMSETTLE_YIELD_US="$BENCH_YIELD_US")
+	"${PEER[@]}" timeout "$limit" "${preload[@]}" \
 		cmtime -B veth1 -C "$IP1" -L "${opts[@]}" \
 		-c "$n" -n "$t" -p "$OOB_PORT" >"$dir/$name.server" 2>&1 &
 	spid=$!
@@ -132,11 +135,8 @@ cmtime_pair() {
 		wait "$spid"
 		return 1
 	fi
-	# cmsettle.so: a pause at the end of each of the client's passes (its
-	# warm-up connection, N with QPs, N without), until what they leave
-	# behind has run out, before the next pass starts its clock.
-	"$@" timeout "$limit" env LD_PRELOAD="$out/cmsettle.so" CMSETTLE_MS="$BENCH_SETTLE_MS" \
-		CMSETTLE_AT="1 $((1 + n)) $((1 + 2 * n))" CMSETTLE_YIELD_US="$BENCH_YIELD_US" \
+	"$@" timeout "$limit" "${preload[@]}" CMSETTLE_MS="$BENCH_SETTLE_MS" \
+		CMSETTLE_AT="1 $((1 + n)) $((1 + 2 * n))" \
 		cmtime -B veth0 -C "$IP1" "${opts[@]}" -c "$n" -n "$t" \
 		-p "$OOB_PORT" >"$dir/$name.client" 2>&1
 	rc=$?
@@ -145,7 +145,23 @@ cmtime_pair() {
 	wait "$spid"
 	src=$?
 	[ $rc = 0 ] || return $rc
-	return $src
+	[ $src = 0 ] || return $src
+	preload_check "$dir/$name"
+}
+
+# preload_check DIR/NAME: ld.so only warns when it cannot preload, and
+# cmsettle.so's lines are missing then: say so.
+preload_check() {
+	local f
+	if [ "$BENCH_SETTLE_MS" -gt 0 ] &&
+		[ "$(settle_stats "$1.client" | awk '$1 == "settle_pauses" { print $2 }')" -lt 3 ]; then
+		say "$tag: WARNING: cmtime's client did not pause after each pass; see $1.client"
+	fi
+	[ "$BENCH_YIELD_US" -gt 0 ] || return 0
+	for f in "$1.client" "$1.server"; do
+		grep -q '^cmsettle: sched_yield slept ' "$f" ||
+			say "$tag: WARNING: cmtime's yields did not sleep; see $f"
+	done
 }
 
 # full_connect FILE: the "full connect" avg/conn of both passes.
@@ -154,7 +170,8 @@ full_connect() {
 }
 
 # cpu_ticks: "BUSY IDLE", the guest's CPU time in USER_HZ ticks from
-# /proc/stat (steal, when the vCPU did not run, is neither).  Under
+# /proc/stat (steal, when the vCPU did not run, is neither; cmsettle.c's
+# busy_ticks() sums the same fields).  Under
 # icount an idle stretch costs no instructions but moves the clock on to
 # the next timer, so a run's idle ticks outside cmsettle's pauses say how
 # much of its time was waiting (on a retry's timeout, say) and not work.
@@ -162,17 +179,18 @@ cpu_ticks() {
 	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8, $5 + $6 }' /proc/stat
 }
 
-# settle_stats FILE: cmsettle's pauses in a cmtime client's output: their
-# length in all ("settle_ms MS") and the CPU ticks used during each, at
-# the end of the warm-up, the QPs pass and the no-QPs pass
-# ("settle_ticks A/B/C").  The server destroys its ids while the client
-# pauses, so a pause's ticks hold the server's teardown too.
+# settle_stats FILE: cmsettle's pauses in a cmtime client's output: how
+# many ("settle_pauses N"), their length in all ("settle_ms MS") and the
+# CPU ticks used during each, at the end of the warm-up, the QPs pass and
+# the no-QPs pass ("settle_ticks A/B/C").  The server destroys its ids
+# while the client pauses, so a pause's ticks hold the server's teardown
+# too.
 settle_stats() {
 	awk '/^cmsettle: / && match($0, /paused [0-9]+ ms, -?[0-9]+ busy/) {
 		split(substr($0, RSTART, RLENGTH), f, " ")
-		ms += f[2]; ticks = ticks sep (f[4] + 0); sep = "/"
+		n++; ms += f[2]; ticks = ticks sep (f[4] + 0); sep = "/"
 	}
-	END { printf "settle_ms %d\nsettle_ticks %s\n", ms, ticks }' "$1"
+	END { printf "settle_pauses %d\nsettle_ms %d\nsettle_ticks %s\n", n, ms, ticks }' "$1"
 }
 
 case_cmtime() {
@@ -194,12 +212,6 @@ case_cmtime() {
 						"$(retries)" $((b1 - b0)) $((i1 - i0)) "$(nproc)"
 					settle_stats "$dir/$name.client"
 				} >"$dir/$name.extra"
-				# ld.so only warns when it cannot preload: say so.
-				if [ "$BENCH_SETTLE_MS" -gt 0 ] &&
-					[ "$(grep -c '^cmsettle: id ' "$dir/$name.client")" -lt 3 ]; then
-					say "$tag: $what: WARNING: cmsettle did not pause after" \
-						"each pass; see $dir/$name.client"
-				fi
 				say "$tag: $what: full connect $(full_connect "$dir/$name.client") us/conn" \
 					"(QPs / no QPs); $(awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }' \
 					"$dir/$name.extra")"
@@ -228,7 +240,6 @@ warm_up() {
 		return 1
 	fi
 }
-
 
 # ---- perf -------------------------------------------------------------------
 
@@ -610,11 +621,11 @@ visit() {
 	*" cmtime "* | *" perf "* | *" counts "* | *" floor "*)
 		# Each module's first visit also warms up at each larger
 		# size: at 10,000 connections a module's first visit of the
-		# boot was 5-7 % slower on the QPs pass than its later ones
-		# after a warm-up of 1000 only (ours when only the boot's
-		# first visit warmed up at 10,000; stock then too, in the
-		# resolve steps), most likely caches and pools growing for
-		# the first time.
+		# boot was 6-8 % slower on the QPs pass than its later ones
+		# after a warm-up of 1000 only (ours when no visit warmed up
+		# at 10,000; stock when only the boot's first visit did, in
+		# the resolve steps), most likely caches and pools growing
+		# for the first time.
 		case " $visited " in
 		*" $m "*) ;;
 		*)
