@@ -655,6 +655,11 @@ main() {
 	sysctl -q -w kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1
 	mountpoint -q "$TRACE" || mount -t tracefs tracefs "$TRACE"
 	net_two
+	# cmtime's client binds each of its ids to a port of its own from the
+	# namespace's ephemeral range, 28,232 ports by default: 50,000
+	# connections failed in rdma_bind_addr (EADDRNOTAVAIL).
+	sysctl -q -w net.ipv4.ip_local_port_range="1024 65535"
+	"${PEER[@]}" sysctl -q -w net.ipv4.ip_local_port_range="1024 65535"
 	# Address handles made: ib_core's rdma_create_ah, which
 	# ib_create_ah_from_wc calls too (ib_core is loaded by now).
 	echo "p:ibcm_bench/rdma_create_ah ib_core:rdma_create_ah" >>"$TRACE/kprobe_events" ||
