@@ -36,12 +36,12 @@
  * there are varies from run to run: at 10,000 connections with QPs the
  * rounds of one module spread by 12 %, with sched_yield() in 5 % of all
  * samples.  With $CMSETTLE_YIELD_US above 0 a yield sleeps that many
- * microseconds instead (3 % at most with 1000).  The waiting thread then
- * costs one wake-up per period, in proportion to the step's length, and
- * sees the step's end up to a period (plus the 50 us timer slack) late,
- * half of one on average, with the guest idle meanwhile: about 0.5 ms
- * per waited step.  The number of such sleeps is reported on stderr at
- * exit.
+ * microseconds instead (with 1000 the rounds spread by 0.1-3.7 % in two
+ * runs).  The waiting thread then costs one wake-up per period, in
+ * proportion to the step's length, and sees the step's end up to a
+ * period (plus the 50 us timer slack) late, half of one on average, with
+ * the guest idle meanwhile: about 0.5 ms per waited step.  The number of
+ * such sleeps is reported on stderr at exit.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -48,7 +48,7 @@ BENCH_THREADS=${BENCH_THREADS:-$_threads}
 # microseconds instead (0: a real yield).  On one vCPU the yielding
 # threads take turns with the step's work: at 10,000 connections with
 # QPs the rounds of one module then spread by 12 %, with 1 ms sleeps by
-# 3 % at most.  The wall mode keeps cmtime's yields (its effect on two
+# 0.1-3.7 % in two runs.  The wall mode keeps cmtime's yields (its effect on two
 # vCPUs was not measured).
 BENCH_YIELD_US=${BENCH_YIELD_US:-$_yield}
 unset _rounds _cases _sizes _threads _yield
