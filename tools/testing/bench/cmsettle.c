@@ -63,7 +63,12 @@ typedef int yield_fn(void);
 static destroy_fn *real_destroy;
 static yield_fn *real_yield;
 
-/* $CMSETTLE_YIELD_US, read once at load time, and the sleeps it made. */
+/*
+ * The environment, read once at load time: $CMSETTLE_MS, $CMSETTLE_AT
+ * and $CMSETTLE_YIELD_US; and the sleeps the last one made.
+ */
+static long settle_ms;
+static const char *settle_at;
 static long yield_us;
 static unsigned long yield_sleeps;
 
@@ -140,22 +145,21 @@ static void settle(unsigned long count, long least_ms)
 int rdma_destroy_id(struct rdma_cm_id *id)
 {
 	static unsigned long count;
-	const char *least = getenv("CMSETTLE_MS");
-	long ms = least ? strtol(least, NULL, 10) : 0;
 	int counted = id && id->ps == RDMA_PS_TCP;
 	int ret;
 
 	ret = real_destroy(id);
 	if (counted) {
 		count++;
-		if (ms > 0 && listed(getenv("CMSETTLE_AT"), count))
-			settle(count, ms);
+		if (settle_ms > 0 && listed(settle_at, count))
+			settle(count, settle_ms);
 	}
 	return ret;
 }
 
 static void __attribute__((constructor)) cmsettle_init(void)
 {
+	const char *ms = getenv("CMSETTLE_MS");
 	const char *us = getenv("CMSETTLE_YIELD_US");
 
 	real_destroy = (destroy_fn *)dlsym(RTLD_NEXT, "rdma_destroy_id");
@@ -165,6 +169,8 @@ static void __attribute__((constructor)) cmsettle_init(void)
 		abort();
 	}
 
+	settle_ms = ms ? strtol(ms, NULL, 10) : 0;
+	settle_at = getenv("CMSETTLE_AT");
 	yield_us = us ? strtol(us, NULL, 10) : 0;
 	if (yield_us < 0)
 		yield_us = 0;
